@@ -1,0 +1,67 @@
+"""Where the app keeps its files.
+
+By default the platform's own folders (platformdirs): settings in the config dir, the
+conversation history, notes and escalation records in the data dir, logs in the log dir.
+``--config-dir DIR`` (a profile folder, for tests and for people who keep several) puts all
+of them under DIR instead: ``DIR/settings.json``, ``DIR/data/``, ``DIR/logs/``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+__all__ = ["APP_NAME", "AppPaths"]
+
+APP_NAME = "sammy-desktop"
+
+
+@dataclass(frozen=True, slots=True)
+class AppPaths:
+    """The folders the app writes to. Create them with :meth:`ensure`."""
+
+    config_dir: Path
+    data_dir: Path
+    log_dir: Path
+
+    @classmethod
+    def default(cls) -> AppPaths:
+        """The platform's standard folders for this app."""
+        return cls(
+            config_dir=Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)),
+            data_dir=Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)),
+            log_dir=Path(platformdirs.user_log_dir(APP_NAME, appauthor=False)),
+        )
+
+    @classmethod
+    def profile(cls, root: Path) -> AppPaths:
+        """Everything under one profile folder ``root`` (the ``--config-dir`` flag)."""
+        root = root.expanduser().resolve()
+        return cls(config_dir=root, data_dir=root / "data", log_dir=root / "logs")
+
+    @property
+    def settings_file(self) -> Path:
+        """The JSON settings file."""
+        return self.config_dir / "settings.json"
+
+    @property
+    def history_dir(self) -> Path:
+        """Conversation history, one JSON-lines file per session."""
+        return self.data_dir / "history"
+
+    @property
+    def escalations_dir(self) -> Path:
+        """Escalation records written by the ``escalate`` tool."""
+        return self.data_dir / "escalations"
+
+    @property
+    def log_file(self) -> Path:
+        """The rotating log file."""
+        return self.log_dir / "sammy-desktop.log"
+
+    def ensure(self) -> None:
+        """Create the folders if they are missing."""
+        for folder in (self.config_dir, self.data_dir, self.log_dir):
+            folder.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,320 @@
+"""The settings model: everything a person can change, with a title and a description each.
+
+The settings pane is generated from the field metadata (``title``, ``description`` and the
+``json_schema_extra`` section name), so every field carries them. The model is versioned by
+``schema_version``; :func:`migrate` brings an older dict up to date before validation. Keys
+written by a newer version of the app are kept (``extra="allow"``) and written back.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated, Any, Final
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "PrivacySettings",
+    "Settings",
+    "TalkMode",
+    "Theme",
+    "VadSensitivity",
+    "migrate",
+]
+
+SCHEMA_VERSION: Final = 1
+
+DEFAULT_MODEL: Final = "gemini-2.5-flash-native-audio-preview-12-2025"
+
+DEFAULT_SYSTEM_PROMPT: Final = (
+    "You are Sammy, a friendly voice assistant on the person's desktop computer. "
+    "Answer briefly and naturally, as in a spoken conversation. Use the tools you are "
+    "given when they help, and say plainly when you cannot do something."
+)
+
+
+class TalkMode(enum.StrEnum):
+    """How the person takes turns."""
+
+    PUSH_TO_TALK = "push_to_talk"
+    HANDS_FREE = "hands_free"
+
+
+class VadSensitivity(enum.StrEnum):
+    """Sensitivity of the service's voice activity detection (hands-free mode)."""
+
+    LOW = "low"
+    HIGH = "high"
+
+
+class Theme(enum.StrEnum):
+    """The window's colour scheme."""
+
+    SYSTEM = "system"
+    LIGHT = "light"
+    DARK = "dark"
+
+
+def _section(name: str) -> dict[str, Any]:
+    return {"section": name}
+
+
+class PrivacySettings(BaseModel):
+    """What the assistant may learn about this computer through getCurrentContext."""
+
+    model_config = ConfigDict(extra="allow", validate_assignment=True)
+
+    share_time: bool = Field(
+        True,
+        title="Date and time",
+        description="Let the assistant see the local date and time.",
+    )
+    share_timezone: bool = Field(
+        True,
+        title="Time zone",
+        description="Let the assistant see your time zone.",
+    )
+    share_platform: bool = Field(
+        True,
+        title="Operating system",
+        description="Let the assistant see which operating system this is.",
+    )
+    share_app_state: bool = Field(
+        True,
+        title="App state",
+        description="Let the assistant see the talk mode, session length and enabled tools.",
+    )
+    share_preferences: bool = Field(
+        True,
+        title="Your preferences",
+        description="Let the assistant read what you wrote under 'About you'.",
+    )
+    share_custom_context: bool = Field(
+        True,
+        title="Custom context",
+        description="Let the assistant read the custom context text.",
+    )
+
+
+def _check_url(value: str, schemes: tuple[str, ...], what: str) -> str:
+    value = value.strip()
+    if not value:
+        return value
+    parts = urlsplit(value)
+    if parts.scheme not in schemes:
+        allowed = ", ".join(f"{s}:" for s in schemes)
+        raise ValueError(f"{what} must start with {allowed} (got {value!r})")
+    if parts.scheme != "mailto" and not parts.netloc:
+        raise ValueError(f"{what} has no host (got {value!r})")
+    if parts.scheme == "mailto" and "@" not in parts.path:
+        raise ValueError(f"{what} needs an e-mail address after mailto: (got {value!r})")
+    return value
+
+
+class Settings(BaseModel):
+    """Everything a person can set. Saved as JSON by :class:`~.store.SettingsStore`."""
+
+    model_config = ConfigDict(extra="allow", validate_assignment=True, use_enum_values=False)
+
+    schema_version: int = Field(
+        SCHEMA_VERSION,
+        title="Schema version",
+        description="Version of this settings format; used to migrate older files.",
+        json_schema_extra={"section": "hidden"},
+    )
+
+    # -- Voice & language ------------------------------------------------------------------
+    model: Annotated[str, Field(min_length=1, max_length=200)] = Field(
+        DEFAULT_MODEL,
+        title="Model",
+        description="The Gemini Live model that answers. Models differ in which tool features "
+        "they support.",
+        json_schema_extra=_section("Voice & language"),
+    )
+    voice: Annotated[str, Field(min_length=1, max_length=64)] = Field(
+        "Puck",
+        title="Voice",
+        description="The prebuilt voice the assistant speaks with.",
+        json_schema_extra=_section("Voice & language"),
+    )
+    language: Annotated[str, Field(pattern=r"^[a-z]{2,3}(-[A-Z]{2})?$")] = Field(
+        "en-US",
+        title="Language",
+        description="The language you speak and want answers in, as a BCP-47 code (en-US).",
+        json_schema_extra=_section("Voice & language"),
+    )
+    system_prompt: Annotated[str, Field(max_length=20_000)] = Field(
+        DEFAULT_SYSTEM_PROMPT,
+        title="System prompt",
+        description="Instructions the assistant follows in every conversation.",
+        json_schema_extra=_section("Voice & language"),
+    )
+
+    # -- Talking ---------------------------------------------------------------------------
+    talk_mode: TalkMode = Field(
+        TalkMode.PUSH_TO_TALK,
+        title="Talk mode",
+        description="Push to talk: hold the button or Space while you speak. Hands-free: the "
+        "assistant listens all the time and notices when you stop.",
+        json_schema_extra=_section("Talking"),
+    )
+    push_to_talk_toggle: bool = Field(
+        False,
+        title="Click to toggle",
+        description="Click the talk button once to start and once to stop, instead of holding.",
+        json_schema_extra=_section("Talking"),
+    )
+    vad_start_sensitivity: VadSensitivity = Field(
+        VadSensitivity.HIGH,
+        title="Start-of-speech sensitivity",
+        description="Hands-free: how readily a sound counts as you starting to speak. Low "
+        "ignores more coughs and noise.",
+        json_schema_extra=_section("Talking"),
+    )
+    vad_end_sensitivity: VadSensitivity = Field(
+        VadSensitivity.HIGH,
+        title="End-of-speech sensitivity",
+        description="Hands-free: how quickly a pause counts as the end of what you said.",
+        json_schema_extra=_section("Talking"),
+    )
+    silence_duration_ms: Annotated[int, Field(ge=100, le=5000)] = Field(
+        700,
+        title="Pause before answering (ms)",
+        description="Hands-free: how long you must be silent before the assistant answers.",
+        json_schema_extra=_section("Talking"),
+    )
+    pre_roll_ms: Annotated[int, Field(ge=0, le=2000)] = Field(
+        300,
+        title="Pre-roll (ms)",
+        description="Audio kept from just before you press talk, so your first syllable "
+        "is not cut off.",
+        json_schema_extra=_section("Talking"),
+    )
+    echo_cancellation: bool = Field(
+        True,
+        title="Echo cancellation",
+        description="Remove the assistant's own voice from the microphone, so you can use "
+        "speakers and talk over it. When off, hands-free mode mutes the microphone while "
+        "the assistant speaks.",
+        json_schema_extra=_section("Talking"),
+    )
+    earcons: bool = Field(
+        True,
+        title="Listening sounds",
+        description="Play a short sound when listening starts and stops.",
+        json_schema_extra=_section("Talking"),
+    )
+
+    # -- Audio devices -----------------------------------------------------------------------
+    input_device: Annotated[str, Field(max_length=512)] = Field(
+        "",
+        title="Microphone",
+        description="The input device by name; empty means the system default.",
+        json_schema_extra=_section("Audio devices"),
+    )
+    output_device: Annotated[str, Field(max_length=512)] = Field(
+        "",
+        title="Speaker",
+        description="The output device by name; empty means the system default.",
+        json_schema_extra=_section("Audio devices"),
+    )
+
+    # -- Tools -------------------------------------------------------------------------------
+    enabled_tools: dict[str, bool] = Field(
+        default_factory=dict,
+        title="Enabled tools",
+        description="Tool name -> whether the assistant may use it. Tools not listed use "
+        "their own default.",
+        json_schema_extra=_section("Tools"),
+    )
+
+    # -- Privacy -----------------------------------------------------------------------------
+    privacy: PrivacySettings = Field(
+        default_factory=PrivacySettings,
+        title="Context sharing",
+        description="What the assistant may learn about this computer when it asks for "
+        "context.",
+        json_schema_extra=_section("Privacy"),
+    )
+    user_preferences: Annotated[str, Field(max_length=5000)] = Field(
+        "",
+        title="About you",
+        description="Anything the assistant should know about you and how you like answers "
+        "(shared only if allowed under Privacy).",
+        json_schema_extra=_section("Privacy"),
+    )
+    custom_context: Annotated[str, Field(max_length=5000)] = Field(
+        "",
+        title="Custom context",
+        description="Extra context the assistant may read when it asks for it.",
+        json_schema_extra=_section("Privacy"),
+    )
+
+    # -- Connection --------------------------------------------------------------------------
+    api_base_url: Annotated[str, Field(max_length=2000)] = Field(
+        "",
+        title="API endpoint",
+        description="Base URL of the Live API, for proxies and gateways. Empty means Google's.",
+        json_schema_extra=_section("Account"),
+    )
+    connect_on_start: bool = Field(
+        True,
+        title="Connect on start",
+        description="Connect to the assistant as soon as the app starts, when a key is set.",
+        json_schema_extra=_section("Account"),
+    )
+    support_url: Annotated[str, Field(max_length=2000)] = Field(
+        "",
+        title="Support contact",
+        description="Where escalations go: an https:// page or a mailto: address. Empty "
+        "means escalations are only saved on this computer.",
+        json_schema_extra=_section("Account"),
+    )
+
+    # -- Appearance --------------------------------------------------------------------------
+    theme: Theme = Field(
+        Theme.SYSTEM,
+        title="Theme",
+        description="Light, dark, or follow the system.",
+        json_schema_extra=_section("Appearance"),
+    )
+    close_to_tray: bool = Field(
+        False,
+        title="Close to tray",
+        description="Closing the window hides it in the system tray instead of quitting.",
+        json_schema_extra=_section("Appearance"),
+    )
+    global_hotkey: bool = Field(
+        False,
+        title="Global talk hotkey",
+        description="Also talk with the hotkey when the window is not focused, where the "
+        "platform allows it.",
+        json_schema_extra=_section("Talking"),
+    )
+
+    @field_validator("api_base_url")
+    @classmethod
+    def _check_api_base_url(cls, value: str) -> str:
+        return _check_url(value, ("https", "http", "wss", "ws"), "API endpoint").rstrip("/")
+
+    @field_validator("support_url")
+    @classmethod
+    def _check_support_url(cls, value: str) -> str:
+        return _check_url(value, ("https", "http", "mailto"), "Support contact")
+
+    def is_tool_enabled(self, name: str, default: bool = True) -> bool:
+        """Whether the tool ``name`` is switched on, falling back to the tool's default."""
+        return self.enabled_tools.get(name, default)
+
+
+def migrate(data: dict[str, Any]) -> dict[str, Any]:
+    """Bring a settings dict written by an older version up to :data:`SCHEMA_VERSION`.
+
+    Version 1 is the first; this is where future renames and moves go, one step per version.
+    A file from a newer version is left as it is: its unknown keys are kept.
+    """
+    data = dict(data)
+    data.setdefault("schema_version", SCHEMA_VERSION)
+    return data
