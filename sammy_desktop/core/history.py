@@ -1,0 +1,168 @@
+"""The conversation log on disk: one JSON-lines file per session, written as it happens.
+
+Each line is one record ``{"at": ISO-8601 UTC, "type": ..., ...}``: the session start, every
+final transcript line, tool calls and their results, reconnections, missing answers, turn
+statistics and the session end. Records are appended by a background writer task (a thread
+does the file I/O, so the event loop never waits on the disk) within moments of happening,
+so a crash loses at most the last few milliseconds. :func:`read_history` reads a file back,
+tolerating a last line cut short by a crash.
+
+The same object keeps the transcript in memory for the tools that need it (``endSession``
+saves it, ``escalate`` attaches it): :meth:`ConversationHistory.transcript`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sammy_desktop.core.events import Speaker
+
+__all__ = ["ConversationHistory", "SpokenLine", "read_history"]
+
+_log = logging.getLogger(__name__)
+
+_SAFE_ID = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class SpokenLine:
+    """One final line of the transcript."""
+
+    speaker: Speaker
+    text: str
+    at: datetime
+    turn_id: int
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class ConversationHistory:
+    """Appends a session's records to ``history_dir/<start>-<session>.jsonl``.
+
+    Args:
+        history_dir: the folder (``AppPaths.history_dir``); created when needed.
+        clock: the wall clock for record times (injected by tests).
+    """
+
+    def __init__(self, history_dir: Path, *, clock: Callable[[], datetime] = _utc_now) -> None:
+        self._dir = history_dir
+        self._clock = clock
+        self._path: Path | None = None
+        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._writer: asyncio.Task[None] | None = None
+        self._lines: list[SpokenLine] = []
+        self._failed = False
+
+    @property
+    def path(self) -> Path | None:
+        """The current session's file, or None when no session is open."""
+        return self._path
+
+    def transcript(self) -> list[SpokenLine]:
+        """Every final line of the current session so far, oldest first."""
+        return list(self._lines)
+
+    def transcript_text(self, max_chars: int = 6000) -> str:
+        """The transcript as ``Person: ...`` / ``Assistant: ...`` lines, newest kept."""
+        lines = [
+            f"{'Person' if line.speaker is Speaker.USER else 'Assistant'}: {line.text}"
+            for line in self._lines
+        ]
+        text = "\n".join(lines)
+        return text[-max_chars:] if len(text) > max_chars else text
+
+    async def open(self, session_id: str) -> Path:
+        """Start a new session file and its writer task; returns the file's path."""
+        await self.close()
+        started = self._clock()
+        safe_id = _SAFE_ID.sub("_", session_id)[:64] or "session"
+        self._path = self._dir / f"{started:%Y%m%d-%H%M%S}-{safe_id}.jsonl"
+        self._lines = []
+        self._failed = False
+        await asyncio.to_thread(self._dir.mkdir, parents=True, exist_ok=True)
+        self._writer = asyncio.create_task(self._write_forever(self._path), name="history-writer")
+        return self._path
+
+    def record(self, kind: str, **fields: Any) -> None:
+        """Append one record of type ``kind`` (does nothing when no session is open)."""
+        if self._writer is None:
+            return
+        entry = {"at": self._clock().isoformat(), "type": kind, **fields}
+        self._queue.put_nowait(json.dumps(entry, ensure_ascii=False, default=str))
+
+    def add_line(self, speaker: Speaker, text: str, turn_id: int, **extra: Any) -> None:
+        """Keep one final transcript line in memory and on disk."""
+        line = SpokenLine(speaker=speaker, text=text, at=self._clock(), turn_id=turn_id)
+        self._lines.append(line)
+        self.record(str(speaker), text=text, turn_id=turn_id, **extra)
+
+    async def flush(self) -> None:
+        """Wait until everything recorded so far is on disk."""
+        if self._writer is not None and not self._writer.done():
+            await self._queue.join()
+
+    async def close(self) -> None:
+        """Write what is queued, then stop the writer (idempotent)."""
+        writer, self._writer = self._writer, None
+        if writer is None:
+            return
+        if not writer.done():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(5):
+                    await self._queue.join()
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
+        self._queue = asyncio.Queue()
+
+    async def _write_forever(self, path: Path) -> None:
+        while True:
+            batch = [await self._queue.get()]
+            while not self._queue.empty():
+                batch.append(self._queue.get_nowait())
+            try:
+                if not self._failed:
+                    await asyncio.to_thread(_append_lines, path, batch)
+            except OSError:
+                # A full disk or a removed folder must not stop the conversation; say it once.
+                self._failed = True
+                _log.exception("cannot write the conversation history to %s", path)
+            finally:
+                for _ in batch:
+                    self._queue.task_done()
+
+
+def _append_lines(path: Path, lines: list[str]) -> None:
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("".join(f"{line}\n" for line in lines))
+
+
+def read_history(path: Path) -> list[dict[str, Any]]:
+    """Read a history file back; a last line cut short by a crash is skipped.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    records: list[dict[str, Any]] = []
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            _log.warning("%s:%d is not valid JSON, skipped", path, number)
+            continue
+        if isinstance(value, dict):
+            records.append(value)
+    return records

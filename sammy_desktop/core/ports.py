@@ -1,0 +1,56 @@
+"""The shapes of the parts the core talks to but does not own.
+
+The core never imports the audio layer: the app hands it an object that satisfies
+:class:`AudioSink` (the real ``AudioPlayback`` does so structurally). The tool layer's
+``ToolManager`` satisfies :class:`ToolRunner`. The genai client comes from a
+:data:`ClientFactory` so tests and the offline demo can point it at the simulator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Protocol, runtime_checkable
+
+from google import genai
+from google.genai import types
+
+__all__ = ["AudioSink", "ClientFactory", "Respond", "ToolRunner"]
+
+
+@runtime_checkable
+class AudioSink(Protocol):
+    """Where the model's voice goes (PCM16 LE mono, 24 kHz)."""
+
+    def play(self, pcm24k: bytes) -> None:
+        """Queue ``pcm24k`` for playback; must return at once (no blocking I/O)."""
+
+    def flush(self) -> None:
+        """Drop everything queued and stop sounding now (barge-in)."""
+
+    @property
+    def is_playing(self) -> bool:
+        """True while queued audio is still being played."""
+
+
+Respond = Callable[[list[types.FunctionResponse]], Awaitable[None]]
+"""How a tool runner hands answers back: called one or more times per tool call message."""
+
+
+class ToolRunner(Protocol):
+    """What the core needs from the tool layer's ``ToolManager``."""
+
+    def declarations(self, model: str) -> list[types.Tool]:
+        """The tools to declare for ``model``, only the enabled ones."""
+
+    async def handle(self, tool_call: types.LiveServerToolCall, respond: Respond) -> None:
+        """Run every call of ``tool_call`` and answer each through ``respond``."""
+
+    def cancel(self, ids: Iterable[str]) -> None:
+        """Cancel running calls; nothing is answered for them."""
+
+    def set_enabled(self, name: str, on: bool) -> None:
+        """Switch one tool on or off."""
+
+
+ClientFactory = Callable[[], genai.Client]
+"""Builds the genai client for each connection attempt (a fresh one picks up a new key)."""
