@@ -77,10 +77,8 @@ class EventBus:
             for handler in tuple(handlers):
                 try:
                     handler(event)
-                except Exception:
-                    _log.exception(
-                        "event listener %r failed on %s", handler, type(event).__name__
-                    )
+                except Exception:  # noqa: BLE001 - one bad listener must not break the rest
+                    _log.exception("event listener %r failed on %s", handler, type(event).__name__)
 
     def _remove(self, event_type: type[Event], handler: Callable[[Any], object]) -> None:
         handlers = self._handlers.get(event_type)

@@ -234,8 +234,7 @@ class Settings(BaseModel):
     privacy: PrivacySettings = Field(
         default_factory=PrivacySettings,
         title="Context sharing",
-        description="What the assistant may learn about this computer when it asks for "
-        "context.",
+        description="What the assistant may learn about this computer when it asks for context.",
         json_schema_extra=_section("Privacy"),
     )
     user_preferences: Annotated[str, Field(max_length=5000)] = Field(

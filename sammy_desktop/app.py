@@ -1,0 +1,317 @@
+"""The composition root: flags, folders, logging, settings, secrets, Qt on qasync, shutdown.
+
+Command-line flags, the app's folders, logging, settings, the secret store, the Qt
+application on a qasync event loop, and an orderly shutdown.
+
+Everything the app is made of is built here and handed to its users through constructors;
+nothing else in the package builds its own collaborators from globals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import socket
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sammy_desktop import __version__
+from sammy_desktop.app_logging import RedactingFilter, configure_logging
+from sammy_desktop.config import AppPaths, Settings
+from sammy_desktop.config.secrets import SecretStore
+from sammy_desktop.config.store import SettingsStore
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
+    from sammy_desktop.ui.main_window import MainWindow
+
+__all__ = ["AppContext", "build_parser", "display_problem", "main"]
+
+_log = logging.getLogger(__name__)
+
+SHUTDOWN_TIMEOUT_S = 5.0
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``sammy-desktop``."""
+    parser = argparse.ArgumentParser(
+        prog="sammy-desktop",
+        description="Sammy Desktop: hold to talk; Gemini Live answers in voice and can use "
+        "tools on your desktop.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--log-level",
+        default="WARNING",
+        type=str.upper,
+        choices=LOG_LEVELS,
+        help="how much to log to stderr (the log file always gets everything); "
+        "default: %(default)s",
+    )
+    parser.add_argument(
+        "--config-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="keep settings, data and logs in DIR (a profile folder) instead of the "
+        "platform's standard folders",
+    )
+    return parser
+
+
+def display_problem(environ: os._Environ[str] | dict[str, str] | None = None) -> str | None:
+    """Explain in one line why no window can be opened, or return None if one can.
+
+    Only Linux and the BSDs need a display server; Qt's own message for a missing one is an
+    abort with a core dump, so we check first.
+    """
+    env = os.environ if environ is None else environ
+    if not sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return None
+    platform = env.get("QT_QPA_PLATFORM", "")
+    if platform and not platform.startswith(("xcb", "wayland")):
+        return None  # offscreen, vnc, eglfs...: Qt needs no display server
+    if env.get("WAYLAND_DISPLAY"):
+        return None
+    display = env.get("DISPLAY", "")
+    hint = "Run it from a desktop session, or without a screen under Xvfb: xvfb-run sammy-desktop"
+    if not display:
+        return (
+            f"sammy-desktop: there is no display to open a window on (DISPLAY is not set). {hint}"
+        )
+    if display.startswith(":"):
+        number = display[1:].split(".", 1)[0]
+        if number.isdigit() and not _x_socket_reachable(int(number)):
+            return (
+                f"sammy-desktop: the display {display} is not reachable (no X server "
+                f"answers on it). {hint}"
+            )
+    return None
+
+
+def _x_socket_reachable(number: int) -> bool:
+    path = f"/tmp/.X11-unix/X{number}"  # noqa: S108 - the X11 socket's fixed location
+    if not Path(path).exists():
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(1.0)
+        try:
+            sock.connect(path)
+        except OSError:
+            return False
+    return True
+
+
+@dataclass
+class AppContext:
+    """What the app is made of, built once by :func:`main` (tests build their own)."""
+
+    paths: AppPaths
+    settings_store: SettingsStore
+    settings: Settings
+    secrets: SecretStore
+    redactor: RedactingFilter
+    notices: list[str] = field(default_factory=list)
+
+    @classmethod
+    def create(cls, paths: AppPaths, redactor: RedactingFilter | None = None) -> AppContext:
+        """Load the settings and open the secret store for ``paths``."""
+        paths.ensure()
+        store = SettingsStore(paths.settings_file)
+        loaded = store.load()
+        secrets = SecretStore()
+        redactor = redactor or RedactingFilter()
+        key = secrets.get_api_key()
+        if key is not None:
+            redactor.add_secret(key.reveal())
+        return cls(
+            paths=paths,
+            settings_store=store,
+            settings=loaded.settings,
+            secrets=secrets,
+            redactor=redactor,
+            notices=list(loaded.notices),
+        )
+
+
+class QuitSignal:
+    """One place every way of quitting goes through (window, Ctrl+Q, tray, SIGINT/SIGTERM)."""
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+        self.exit_code = 0
+
+    def request(self, exit_code: int = 0) -> None:
+        """Ask the app to shut down."""
+        if not self._event.is_set():
+            self.exit_code = exit_code
+        self._event.set()
+
+    def requested(self) -> bool:
+        """Whether a quit was asked for."""
+        return self._event.is_set()
+
+    async def wait(self) -> None:
+        """Return once a quit was asked for."""
+        await self._event.wait()
+
+
+def install_signal_handlers(
+    app: QApplication, on_signal: Callable[[int], None]
+) -> Callable[[], None]:
+    """Turn SIGINT and SIGTERM into ``on_signal(signum)`` calls on the Qt thread.
+
+    Qt's event loop sleeps in C, where Python signal handlers cannot run. The interpreter's
+    wakeup fd writes the signal number to a socket pair when a signal arrives; a
+    QSocketNotifier on the other end wakes the loop, and ``on_signal`` runs from there, as
+    an ordinary event. The Python-level handler itself does nothing: code that runs inside
+    a signal handler can interrupt a half-done write (a log line, for one).
+
+    Returns:
+        A function that restores the previous handlers.
+    """
+    from PySide6.QtCore import QSocketNotifier
+
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    old_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, app)
+
+    def drain() -> None:
+        try:
+            data = reader.recv(64)
+        except OSError:
+            return
+        for signum in data:
+            on_signal(signum)
+
+    notifier.activated.connect(drain)
+    previous = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous[signum] = signal.signal(signum, lambda _num, _frame: None)
+
+    def restore() -> None:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        signal.set_wakeup_fd(old_fd)
+        notifier.setEnabled(False)
+        notifier.deleteLater()
+        reader.close()
+        writer.close()
+
+    return restore
+
+
+async def run_app(
+    app: QApplication,
+    context: AppContext,
+    quit_signal: QuitSignal,
+    on_window_shown: Callable[[MainWindow], None] | None = None,
+) -> int:
+    """Show the window and run until a quit is asked for; then shut everything down.
+
+    Args:
+        app: the running QApplication.
+        context: what the app is made of.
+        quit_signal: set by every way of quitting.
+        on_window_shown: called with the window once it is on screen (tests and the
+            self-test use it).
+    """
+    from sammy_desktop.ui.main_window import MainWindow
+
+    app.aboutToQuit.connect(quit_signal.request)
+    window = MainWindow(context.settings, notices=context.notices, on_quit=quit_signal.request)
+    window.show()
+    _log.info("window shown")
+    if on_window_shown is not None:
+        on_window_shown(window)
+    try:
+        await quit_signal.wait()
+    finally:
+        await shutdown_tasks(SHUTDOWN_TIMEOUT_S)
+        window.close_for_quit()
+    return quit_signal.exit_code
+
+
+async def shutdown_tasks(grace_s: float) -> None:
+    """Cancel every other task on the loop and wait for them, at most ``grace_s`` seconds."""
+    current = asyncio.current_task()
+    tasks = [t for t in asyncio.all_tasks() if t is not current and not t.done()]
+    for task in tasks:
+        task.cancel()
+    if not tasks:
+        return
+    done, pending = await asyncio.wait(tasks, timeout=grace_s)
+    for task in pending:
+        _log.warning("task %s did not stop within %.1f s", task.get_name(), grace_s)
+    for task in done:
+        if not task.cancelled() and task.exception() is not None:
+            _log.error("task %s ended with %r", task.get_name(), task.exception())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the app. Returns the process exit code."""
+    args = build_parser().parse_args(argv)
+    paths = AppPaths.profile(args.config_dir) if args.config_dir else AppPaths.default()
+    try:
+        paths.ensure()
+    except OSError as exc:
+        print(f"sammy-desktop: cannot create {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 2
+    redactor = configure_logging(args.log_level, paths.log_file)
+    _log.info("Sammy Desktop %s starting; files in %s", __version__, paths.config_dir)
+
+    problem = display_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+
+    context = AppContext.create(paths, redactor)
+
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("Sammy Desktop")
+    app.setApplicationVersion(__version__)
+    app.setOrganizationName("Sammy")
+    app.setDesktopFileName("sammy-desktop")
+    app.setQuitOnLastWindowClosed(False)
+
+    quit_signal_holder: list[QuitSignal] = []
+
+    def on_signal(signum: int) -> None:
+        _log.info("received %s; quitting", signal.Signals(signum).name)
+        if quit_signal_holder:
+            quit_signal_holder[0].request(128 + signum if signum != signal.SIGINT else 0)
+
+    restore_signals = install_signal_handlers(app, on_signal)
+
+    async def run() -> int:
+        quit_signal = QuitSignal()
+        quit_signal_holder.append(quit_signal)
+        return await run_app(app, context, quit_signal)
+
+    try:
+        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+            return runner.run(run())
+    except RuntimeError as exc:
+        # Qt quit the loop from outside (the session manager at logout): the runner has
+        # still cancelled our main task, so its shutdown code ran.
+        if "Event loop stopped before Future completed" in str(exc):
+            _log.info("the Qt event loop was ended from outside; exited")
+            return 0
+        raise
+    finally:
+        restore_signals()
+        _log.info("Sammy Desktop exited")

@@ -1,0 +1,193 @@
+"""The Gemini API key, kept in the operating system's keyring and nowhere else.
+
+``GEMINI_API_KEY`` in the environment overrides the keyring for one session (it is never
+written anywhere). When the platform has no usable keyring backend, reading returns nothing
+and writing raises :class:`KeyringUnavailableError` with a message that says how to fix it:
+there is no plaintext fallback, by design.
+
+The key is wrapped in :class:`ApiKey`, whose ``repr``/``str`` never show it, so it cannot leak
+into a log line or an exception message by accident; ``reveal()`` is the one way out.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import os
+import sys
+from dataclasses import dataclass
+from typing import Final
+
+import keyring
+import keyring.backend
+import keyring.errors
+
+__all__ = [
+    "ENV_VAR",
+    "KEYRING_SERVICE",
+    "ApiKey",
+    "KeySource",
+    "KeyringUnavailableError",
+    "SecretStore",
+    "SecretStoreError",
+]
+
+_log = logging.getLogger(__name__)
+
+KEYRING_SERVICE: Final = "sammy-desktop"
+KEYRING_USERNAME: Final = "gemini-api-key"
+ENV_VAR: Final = "GEMINI_API_KEY"
+
+
+class SecretStoreError(RuntimeError):
+    """The keyring refused an operation (locked, denied, or broken)."""
+
+
+class KeyringUnavailableError(SecretStoreError):
+    """No usable keyring backend exists on this system."""
+
+
+class KeySource(enum.StrEnum):
+    """Where the API key in use came from."""
+
+    ENVIRONMENT = "environment"
+    KEYRING = "keyring"
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    """An API key that does not print itself."""
+
+    _value: str
+    source: KeySource
+
+    def reveal(self) -> str:
+        """The key itself, for the one place that needs it (the client)."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return f"ApiKey(<hidden>, source={self.source.value})"
+
+    __str__ = __repr__
+
+
+def _no_backend_message() -> str:
+    if sys.platform.startswith("linux"):
+        how = (
+            "Install and start a Secret Service provider such as GNOME Keyring or KWallet "
+            "(on Debian/Ubuntu: sudo apt-get install gnome-keyring), log in to a desktop "
+            "session so it is unlocked, then try again. Meanwhile you can set the "
+            f"{ENV_VAR} environment variable for one session."
+        )
+    else:
+        how = (
+            "The system keychain could not be reached. Meanwhile you can set the "
+            f"{ENV_VAR} environment variable for one session."
+        )
+    return f"No password store (keyring) is available to keep your API key safely. {how}"
+
+
+class SecretStore:
+    """Reads and writes the API key.
+
+    Args:
+        backend: the keyring backend to use; default: keyring's choice for this platform.
+        environ: the environment to read the override from (tests pass their own).
+    """
+
+    def __init__(
+        self,
+        backend: keyring.backend.KeyringBackend | None = None,
+        environ: dict[str, str] | os._Environ[str] | None = None,
+    ) -> None:
+        self._backend = backend
+        self._environ = os.environ if environ is None else environ
+
+    @property
+    def backend(self) -> keyring.backend.KeyringBackend:
+        """The keyring backend in use."""
+        return self._backend if self._backend is not None else keyring.get_keyring()
+
+    def backend_available(self) -> bool:
+        """Whether a real keyring backend (not keyring's "fail" backend) is in use."""
+        backend = self.backend
+        module = type(backend).__module__
+        return not (module == "keyring.backends.fail" or backend.priority <= 0)
+
+    def backend_name(self) -> str:
+        """A readable name of the backend, for the About page and the self-test."""
+        backend = self.backend
+        return f"{type(backend).__module__}.{type(backend).__name__}"
+
+    def get_api_key(self) -> ApiKey | None:
+        """The key to use: the environment override first, then the keyring.
+
+        Returns None when no key is set or no keyring is available (reading never fails
+        loudly: the app then shows the welcome panel).
+        """
+        env_value = self._environ.get(ENV_VAR, "").strip()
+        if env_value:
+            return ApiKey(env_value, KeySource.ENVIRONMENT)
+        stored = self.get_stored_key()
+        return None if stored is None else ApiKey(stored, KeySource.KEYRING)
+
+    def get_stored_key(self) -> str | None:
+        """The key saved in the keyring, ignoring the environment; None if unavailable."""
+        if not self.backend_available():
+            return None
+        try:
+            value = self.backend.get_password(KEYRING_SERVICE, KEYRING_USERNAME)
+        except keyring.errors.KeyringError as exc:
+            _log.warning("could not read the API key from the keyring: %s", type(exc).__name__)
+            return None
+        return value or None
+
+    def has_stored_key(self) -> bool:
+        """Whether a key is saved in the keyring."""
+        return self.get_stored_key() is not None
+
+    def set_api_key(self, value: str) -> None:
+        """Save ``value`` in the keyring, replacing any earlier key.
+
+        Raises:
+            ValueError: the key is empty or has whitespace or control characters in it.
+            KeyringUnavailableError: there is no keyring backend on this system.
+            SecretStoreError: the keyring refused (locked, denied).
+        """
+        value = value.strip()
+        if not value:
+            raise ValueError("The API key is empty.")
+        if any(ch.isspace() or not ch.isprintable() for ch in value):
+            raise ValueError(
+                "The API key has spaces or invisible characters in it; paste it again."
+            )
+        self._require_backend()
+        try:
+            self.backend.set_password(KEYRING_SERVICE, KEYRING_USERNAME, value)
+        except keyring.errors.KeyringError as exc:
+            raise SecretStoreError(
+                f"The keyring refused to save the API key ({type(exc).__name__}). If it is "
+                "locked, unlock it and try again."
+            ) from None
+
+    def delete_api_key(self) -> bool:
+        """Remove the saved key. Returns False if there was none.
+
+        Raises:
+            KeyringUnavailableError: there is no keyring backend on this system.
+            SecretStoreError: the keyring refused.
+        """
+        self._require_backend()
+        try:
+            self.backend.delete_password(KEYRING_SERVICE, KEYRING_USERNAME)
+        except keyring.errors.PasswordDeleteError:
+            return False
+        except keyring.errors.KeyringError as exc:
+            raise SecretStoreError(
+                f"The keyring refused to remove the API key ({type(exc).__name__})."
+            ) from None
+        return True
+
+    def _require_backend(self) -> None:
+        if not self.backend_available():
+            raise KeyringUnavailableError(_no_backend_message())

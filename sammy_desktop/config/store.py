@@ -1,0 +1,158 @@
+"""Loading and saving :class:`~.settings.Settings` as a JSON file.
+
+Writes are atomic (a temp file in the same folder, fsync, rename, fsync of the folder), so a
+crash or a full disk never leaves half a settings file. A file that does not parse or does
+not validate is moved aside as ``settings.json.corrupt-<timestamp>`` and the defaults are
+used; the returned :class:`LoadResult` carries a notice that says so, naming the field and
+the value that failed, for the window to show.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import tempfile
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from sammy_desktop.config.settings import Settings, migrate
+
+__all__ = ["LoadResult", "SettingsError", "SettingsStore", "describe_validation_error"]
+
+_log = logging.getLogger(__name__)
+
+
+class SettingsError(ValueError):
+    """A settings value was refused; the message names the field and the value."""
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """Turn a pydantic error into plain sentences naming each field and its value.
+
+    Example: ``silence_duration_ms = 20: Input should be greater than or equal to 100``.
+    """
+    lines = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(part) for part in item["loc"]) or "settings"
+        value = item.get("input")
+        message = item["msg"]
+        if isinstance(value, dict):
+            lines.append(f"{where}: {message}")
+        else:
+            lines.append(f"{where} = {value!r}: {message}")
+    return "; ".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    """What :meth:`SettingsStore.load` found."""
+
+    settings: Settings
+    notices: tuple[str, ...] = field(default=())
+    moved_aside: Path | None = None
+
+
+class SettingsStore:
+    """Reads and writes one settings file.
+
+    Args:
+        path: the JSON file (it and its folder are created on the first save).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self) -> LoadResult:
+        """Read the settings; never raises for a bad file (see the module docstring)."""
+        try:
+            raw = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return LoadResult(Settings())
+        except OSError as exc:
+            note = f"Could not read the settings file {self.path} ({exc.strerror}); using defaults."
+            _log.warning("%s", note)
+            return LoadResult(Settings(), notices=(note,))
+
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            return self._set_aside(f"it is not valid JSON ({exc})")
+        if not isinstance(data, dict):
+            return self._set_aside(f"expected a JSON object, found {type(data).__name__}")
+
+        try:
+            settings = Settings.model_validate(migrate(data))
+        except ValidationError as exc:
+            return self._set_aside(f"a value is not valid: {describe_validation_error(exc)}")
+        return LoadResult(settings)
+
+    def save(self, settings: Settings) -> None:
+        """Write ``settings`` atomically. Raises OSError if the folder is not writable."""
+        data = settings.model_dump(mode="json")
+        text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(
+            prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
+        )
+        tmp = Path(tmp_name)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            tmp.replace(self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
+        _fsync_dir(self.path.parent)
+
+    def update(self, settings: Settings, **changes: Any) -> Settings:
+        """Validate ``changes`` on top of ``settings``, save and return the new settings.
+
+        Raises:
+            SettingsError: a value is invalid; nothing is saved and ``settings`` is unchanged.
+        """
+        merged = settings.model_dump(mode="python") | changes
+        try:
+            new = Settings.model_validate(merged)
+        except ValidationError as exc:
+            raise SettingsError(describe_validation_error(exc)) from None
+        self.save(new)
+        return new
+
+    def _set_aside(self, why: str) -> LoadResult:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        try:
+            self.path.replace(aside)
+        except OSError as exc:
+            note = (
+                f"Your settings file {self.path} could not be used: {why}. It could not be "
+                f"moved aside either ({exc.strerror}); defaults are in use for this session."
+            )
+            _log.warning("%s", note)
+            return LoadResult(Settings(), notices=(note,))
+        note = (
+            f"Your settings file could not be used: {why}. It was kept as {aside.name} and "
+            "the defaults are in use."
+        )
+        _log.warning("%s", note)
+        return LoadResult(Settings(), notices=(note,), moved_aside=aside)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename durable. Not possible (nor needed) on Windows."""
+    if os.name != "posix":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,173 @@
+"""The app starts, shows its window and quits cleanly; its command line works."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from sammy_desktop import __version__
+from sammy_desktop.app import AppContext, QuitSignal, display_problem, run_app
+from sammy_desktop.config import AppPaths
+from sammy_desktop.ui.main_window import MainWindow
+
+ENTRY_POINT = Path(sys.executable).with_name("sammy-desktop")
+
+
+def _clean_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    env.pop("GEMINI_API_KEY", None)
+    env["HOME"] = str(tmp_path / "home")
+    return env
+
+
+def test_window_shows_and_quits_cleanly(qapp: QApplication, tmp_path: Path) -> None:
+    context = AppContext.create(AppPaths.profile(tmp_path / "profile"))
+    shown: list[MainWindow] = []
+    leftover: list[asyncio.Task[object]] = []
+
+    async def scenario() -> int:
+        quit_signal = QuitSignal()
+
+        async def long_running() -> None:
+            await asyncio.Event().wait()
+
+        leftover.append(asyncio.create_task(long_running(), name="test-leftover"))
+
+        def on_shown(window: MainWindow) -> None:
+            shown.append(window)
+            assert window.isVisible()
+            assert window.windowTitle() == "Sammy"
+            assert window.state_label.text() == "Disconnected"
+            quit_signal.request()
+
+        return await run_app(qapp, context, quit_signal, on_window_shown=on_shown)
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        assert runner.run(scenario()) == 0  # bounded by the pytest timeout
+    assert len(shown) == 1
+    assert not shown[0].isVisible()
+    # Shutdown cancelled the task that was still running.
+    assert leftover[0].cancelled()
+
+
+def test_corrupt_settings_notice_is_shown_in_the_window(qapp: QApplication, tmp_path: Path) -> None:
+    paths = AppPaths.profile(tmp_path / "profile")
+    paths.ensure()
+    paths.settings_file.write_text("{broken", encoding="utf-8")
+    context = AppContext.create(paths)
+    window = MainWindow(context.settings, notices=context.notices, on_quit=lambda: None)
+    (banner,) = window.notice_labels
+    assert "could not be used" in banner.text()
+    assert "settings.json.corrupt-" in banner.text()
+    window.close_for_quit()
+
+
+def test_closing_the_window_asks_to_quit(qapp: QApplication) -> None:
+    from sammy_desktop.config import Settings
+
+    asked: list[bool] = []
+    window = MainWindow(Settings(), on_quit=lambda: asked.append(True))
+    window.show()
+    window.close()
+    assert asked == [True]
+
+
+def test_version_from_the_installed_entry_point(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [str(ENTRY_POINT), "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_clean_env(tmp_path),
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"sammy-desktop {__version__}"
+
+
+def test_python_dash_m_help_lists_the_flags(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "sammy_desktop", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_clean_env(tmp_path),
+        check=False,
+    )
+    assert result.returncode == 0
+    for flag in ("--version", "--log-level", "--config-dir"):
+        assert flag in result.stdout
+
+
+def test_no_display_gives_one_plain_line(tmp_path: Path) -> None:
+    env = _clean_env(tmp_path)
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        env.pop(name, None)
+    result = subprocess.run(
+        [str(ENTRY_POINT), "--config-dir", str(tmp_path / "p")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        check=False,
+    )
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "no display" in lines[0]
+    assert "xvfb-run" in lines[0]
+
+
+def test_display_problem_rules() -> None:
+    assert display_problem({"QT_QPA_PLATFORM": "offscreen"}) is None
+    assert display_problem({"WAYLAND_DISPLAY": "wayland-0"}) is None
+    unreachable = display_problem({"DISPLAY": ":987"})
+    assert unreachable is not None and "not reachable" in unreachable
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_signal_quits_the_running_app_cleanly(tmp_path: Path, signum: signal.Signals) -> None:
+    profile = tmp_path / "profile"
+    proc = subprocess.Popen(
+        [str(ENTRY_POINT), "--config-dir", str(profile), "--log-level", "INFO"],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=_clean_env(tmp_path),
+    )
+    assert proc.stderr is not None
+    seen: list[str] = []
+    try:
+        for line in proc.stderr:  # blocks line by line; the pytest timeout bounds it
+            seen.append(line)
+            if "window shown" in line:
+                break
+        else:
+            pytest.fail("the app ended before showing its window:\n" + "".join(seen))
+        proc.send_signal(signum)
+        rest = proc.stderr.read()
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+    seen.append(rest)
+    output = "".join(seen)
+    expected = 0 if signum == signal.SIGINT else 128 + signum
+    assert proc.returncode == expected, output
+    assert f"received {signum.name}; quitting" in output
+    assert "Sammy Desktop exited" in output
+    assert "Traceback" not in output
+    # The log file lives in the profile folder and has the same story.
+    log_text = (profile / "logs" / "sammy-desktop.log").read_text(encoding="utf-8")
+    assert "window shown" in log_text
