@@ -19,28 +19,18 @@ import json
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from sammy_desktop.core.events import Speaker
+from sammy_desktop.tools.context import TranscriptLine
 
-__all__ = ["ConversationHistory", "SpokenLine", "read_history"]
+__all__ = ["ConversationHistory", "read_history"]
 
 _log = logging.getLogger(__name__)
 
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-@dataclass(frozen=True, slots=True)
-class SpokenLine:
-    """One final line of the transcript."""
-
-    speaker: Speaker
-    text: str
-    at: datetime
-    turn_id: int
 
 
 def _utc_now() -> datetime:
@@ -61,7 +51,7 @@ class ConversationHistory:
         self._path: Path | None = None
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
-        self._lines: list[SpokenLine] = []
+        self._lines: list[TranscriptLine] = []
         self._failed = False
 
     @property
@@ -69,16 +59,18 @@ class ConversationHistory:
         """The current session's file, or None when no session is open."""
         return self._path
 
-    def transcript(self) -> list[SpokenLine]:
-        """Every final line of the current session so far, oldest first."""
+    def transcript(self) -> list[TranscriptLine]:
+        """Every final line of the current session so far, oldest first.
+
+        This is what ``ToolServices.transcript`` should return: ``endSession`` and
+        ``escalate`` read the conversation from here.
+        """
         return list(self._lines)
 
     def transcript_text(self, max_chars: int = 6000) -> str:
         """The transcript as ``Person: ...`` / ``Assistant: ...`` lines, newest kept."""
-        lines = [
-            f"{'Person' if line.speaker is Speaker.USER else 'Assistant'}: {line.text}"
-            for line in self._lines
-        ]
+        names = {"user": "Person", "assistant": "Assistant", "tool": "Tool", "system": "Note"}
+        lines = [f"{names[line.role]}: {line.text}" for line in self._lines]
         text = "\n".join(lines)
         return text[-max_chars:] if len(text) > max_chars else text
 
@@ -94,7 +86,7 @@ class ConversationHistory:
         self._writer = asyncio.create_task(self._write_forever(self._path), name="history-writer")
         return self._path
 
-    def record(self, kind: str, **fields: Any) -> None:
+    def record(self, kind: str, /, **fields: Any) -> None:
         """Append one record of type ``kind`` (does nothing when no session is open)."""
         if self._writer is None:
             return
@@ -103,9 +95,13 @@ class ConversationHistory:
 
     def add_line(self, speaker: Speaker, text: str, turn_id: int, **extra: Any) -> None:
         """Keep one final transcript line in memory and on disk."""
-        line = SpokenLine(speaker=speaker, text=text, at=self._clock(), turn_id=turn_id)
-        self._lines.append(line)
-        self.record(str(speaker), text=text, turn_id=turn_id, **extra)
+        role: Literal["user", "assistant"] = "user" if speaker is Speaker.USER else "assistant"
+        self._lines.append(TranscriptLine(role=role, text=text, at=self._clock()))
+        self.record(role, text=text, turn_id=turn_id, **extra)
+
+    def add_tool_line(self, text: str) -> None:
+        """Keep a short note of a tool call in the in-memory transcript (escalations show it)."""
+        self._lines.append(TranscriptLine(role="tool", text=text, at=self._clock()))
 
     async def flush(self) -> None:
         """Wait until everything recorded so far is on disk."""

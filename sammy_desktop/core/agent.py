@@ -1,0 +1,1193 @@
+"""The agent core: one conversation with the Live API that survives what the service does.
+
+:class:`AgentCore` is the state machine the UI renders (Disconnected -> Connecting -> Ready
+-> UserSpeaking -> Thinking -> AssistantSpeaking -> Ready, plus Reconnecting, Error, Ended;
+every transition a :class:`~sammy_desktop.core.events.StateChanged` event) and the
+supervisor of the connection:
+
+* a receive loop dispatching each server message to one ``_handle_<kind>`` method;
+* an outbox: microphone audio and turn markers are queued in order and sent by one sender
+  task, so the audio thread's hand-off never waits on the network, and nothing is lost
+  while disconnected (bounded; the oldest audio goes first when full);
+* reconnection: on goAway at a quiet moment before the deadline, on an unexpected close
+  with bounded exponential backoff and jitter; both resume with the newest resumable
+  handle and re-send what the service may not have seen since that handle. A 1008 close
+  (bad key) stops at once with an AUTH error. A connection that stays up long enough
+  resets the failure count;
+* tool calls run in their own tasks (the receive loop never waits for a tool) and every
+  call is answered: the tool runner guarantees it, and the core checks it;
+* a watchdog: no answer within N seconds after the person finished -> a NoResponse event
+  and one nudge; a second silence -> NoResponse(gave_up) and back to Ready;
+* per-turn statistics and the JSON-lines history, written as things happen.
+
+Everything runs on the one asyncio loop; the public methods that the UI and the audio
+layer call often (:meth:`AgentCore.send_audio`, :meth:`AgentCore.begin_talk`,
+:meth:`AgentCore.end_talk`) are synchronous and never block.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import re
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from google import genai
+from google.genai import types
+
+from sammy_desktop.config import Settings, TalkMode
+from sammy_desktop.core.backoff import ReconnectPolicy
+from sammy_desktop.core.events import (
+    AgentState,
+    ConnectionLost,
+    ErrorKind,
+    ErrorRaised,
+    NoResponse,
+    Reconnected,
+    Reconnecting,
+    SessionEnded,
+    SessionStarted,
+    Speaker,
+    StateChanged,
+    ToolsChanged,
+    TranscriptUpdated,
+    UsageUpdated,
+)
+from sammy_desktop.core.history import ConversationHistory
+from sammy_desktop.core.live import (
+    FailureKind,
+    LiveConnection,
+    LiveConnectionError,
+    RealtimeInput,
+    RealtimeKind,
+    build_live_config,
+)
+from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner
+from sammy_desktop.core.turns import Turn
+from sammy_desktop.eventbus import EventBus, Subscription
+from sammy_desktop.tools.context import AgentStateSnapshot
+from sammy_desktop.tools.events import EndSessionRequested
+
+__all__ = ["AgentCore", "WatchdogPolicy"]
+
+_log = logging.getLogger(__name__)
+
+# 60 s of 16 kHz 16-bit mono: enough for any realistic gap, small enough to keep in RAM.
+DEFAULT_BUFFER_BYTES = 16_000 * 2 * 60
+
+_ACTIVE_STATES = frozenset(
+    {
+        AgentState.READY,
+        AgentState.USER_SPEAKING,
+        AgentState.THINKING,
+        AgentState.ASSISTANT_SPEAKING,
+    }
+)
+_RUNNING_STATES = _ACTIVE_STATES | {AgentState.CONNECTING, AgentState.RECONNECTING}
+
+_WHAT_TO_DO = {
+    ErrorKind.AUTH: "Check the API key in Settings > Account, then connect again.",
+    ErrorKind.CONFIGURATION: "Check the model, voice and language in Settings, and for a "
+    "custom endpoint its address and certificate (SSL_CERT_FILE).",
+    ErrorKind.CONNECTION: "Check the internet connection, then connect again. The "
+    "conversation so far is kept in the history.",
+    ErrorKind.INTERNAL: "Connect again. If it happens again, the log file has the details.",
+}
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*s?\s*$")
+
+
+def _parse_time_left(value: str | None) -> float:
+    """Seconds from a goAway ``timeLeft`` (``"50s"``, ``"0.5s"``); 0 when unreadable."""
+    if not value:
+        return 0.0
+    match = _DURATION.match(value)
+    return float(match.group(1)) if match else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class WatchdogPolicy:
+    """When silence after the person's turn counts as "no response".
+
+    Attributes:
+        no_response_s: seconds without any answer before the first NoResponse and nudge.
+        nudge_text: what the nudge says to the model (as realtime text).
+        end_session_grace_s: after an endSession tool answer, how long to let the model say
+            goodbye before closing anyway.
+    """
+
+    no_response_s: float = 10.0
+    nudge_text: str = "(The person is still waiting for your answer. Please answer now.)"
+    end_session_grace_s: float = 8.0
+
+
+class AgentCore:
+    """The conversation: state machine, connection supervisor, turn-taking API.
+
+    Args:
+        bus: where every event goes.
+        settings: the live settings object; read at each connection (voice, prompt...).
+        tools: the tool runner (the tool layer's ``ToolManager``).
+        sink: where the model's audio is played.
+        client_factory: builds the genai client for a session (points it at the service,
+            a proxy, or the simulator).
+        history: the conversation log (one file per session under the history dir).
+        reconnect: backoff and timeout numbers.
+        watchdog: no-response timing.
+        clock: monotonic seconds (for latency, stability and statistics).
+        rng: randomness for backoff jitter.
+        demo_mode: True when the endpoint is the offline simulator (tools can tell).
+        buffer_bytes: bound on audio kept while disconnected or not yet confirmed.
+    """
+
+    def __init__(
+        self,
+        *,
+        bus: EventBus,
+        settings: Settings,
+        tools: ToolRunner,
+        sink: AudioSink,
+        client_factory: ClientFactory,
+        history: ConversationHistory,
+        reconnect: ReconnectPolicy | None = None,
+        watchdog: WatchdogPolicy | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+        demo_mode: bool = False,
+        buffer_bytes: int = DEFAULT_BUFFER_BYTES,
+    ) -> None:
+        self._bus = bus
+        self._settings = settings
+        self._tools = tools
+        self._sink = sink
+        self._client_factory = client_factory
+        self._history = history
+        self._policy = reconnect or ReconnectPolicy()
+        self._watchdog_policy = watchdog or WatchdogPolicy()
+        self._clock = clock
+        self._rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
+        self._demo_mode = demo_mode
+        self._buffer_bytes = buffer_bytes
+
+        self._state = AgentState.DISCONNECTED
+        self._progress = asyncio.Event()  # set on every state change and playback drain
+        self._talk_mode = settings.talk_mode
+        self._client: genai.Client | None = None
+        self._connection: LiveConnection | None = None
+        self._generation = 0  # counts connections; tool answers for an old one are dropped
+        self._supervisor: asyncio.Task[None] | None = None
+        self._ending: asyncio.Task[None] | None = None
+        self._tool_tasks: set[asyncio.Task[None]] = set()
+        self._subscription: Subscription | None = None
+
+        self._handle: str | None = None
+        self._was_connected = False
+        self._outbox: deque[RealtimeInput] = deque()
+        self._outbox_bytes = 0
+        self._outbox_ready = asyncio.Event()
+        self._unconfirmed: deque[RealtimeInput] = deque()
+        self._unconfirmed_bytes = 0
+        self._dropped_audio_bytes = 0
+        self._reconnect_now = asyncio.Event()
+        self._reconnect_reason = ""
+        self._reconnect_wanted = False
+        self._go_away_received = False
+        self._deadline_timer: asyncio.TimerHandle | None = None
+        self._watchdog_timer: asyncio.TimerHandle | None = None
+        self._nudged = False
+        self._end_requested: str | None = None
+
+        self._talking = False  # push-to-talk held (or, hands-free, the mic is live)
+        self._mic_open = True
+        self._turn = Turn(turn_id=0, completed=True)
+        self._pending_calls: dict[str, tuple[str, float, int]] = {}
+        self._reconnects = 0
+        self._session_tokens = 0
+        self._session_started_at: datetime | None = None
+        self._session_open = False
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def state(self) -> AgentState:
+        """The current state."""
+        return self._state
+
+    @property
+    def talk_mode(self) -> TalkMode:
+        """Push-to-talk or hands-free, as used by the current connection."""
+        return self._talk_mode
+
+    @property
+    def reconnect_count(self) -> int:
+        """Reconnections in this session (planned and unplanned)."""
+        return self._reconnects
+
+    @property
+    def resumption_handle(self) -> str | None:
+        """The newest resumable handle the service gave, or None."""
+        return self._handle
+
+    def snapshot(self) -> AgentStateSnapshot:
+        """What ``ToolContext.state()`` returns: a read-only picture of the agent now."""
+        return AgentStateSnapshot(
+            state=str(self._state),
+            talk_mode=str(self._talk_mode),
+            model=self._settings.model,
+            session_started_at=self._session_started_at,
+            enabled_tools=self._enabled_tool_names(),
+            demo_mode=self._demo_mode,
+            reconnects=self._reconnects,
+        )
+
+    async def start(self) -> None:
+        """Open a new conversation: a history file, then the connection (in the background).
+
+        Returns at once; watch the StateChanged events (Connecting, then Ready or Error).
+        Calling it while a session runs does nothing.
+        """
+        if self._state in _RUNNING_STATES:
+            return
+        self._reset_session()
+        session_id = uuid.uuid4().hex[:12]
+        path = await self._history.open(session_id)
+        self._session_started_at = datetime.now(UTC)
+        self._session_open = True
+        self._history.record(
+            "session_started",
+            session_id=session_id,
+            model=self._settings.model,
+            talk_mode=str(self._talk_mode),
+            voice=self._settings.voice,
+            language=self._settings.language,
+        )
+        if self._subscription is None:
+            self._subscription = self._bus.subscribe(
+                EndSessionRequested, self._on_end_session_requested
+            )
+        self._bus.emit(SessionStarted(session_id=session_id, history_file=path))
+        self._set_state(AgentState.CONNECTING, "starting")
+        self._supervisor = asyncio.create_task(self._supervise(), name="agent-supervisor")
+
+    async def stop(self) -> None:
+        """Close the conversation and everything it runs; the state becomes Disconnected."""
+        await self._shutdown(AgentState.DISCONNECTED, "stopped by the person")
+
+    async def end_session(self, reason: str) -> None:
+        """End the conversation for good (the endSession tool, or the person); state Ended."""
+        await self._shutdown(AgentState.ENDED, reason)
+
+    def begin_talk(self, pre_roll: bytes = b"") -> bool:
+        """The person starts speaking (push-to-talk pressed); hands-free: the mic is live.
+
+        Args:
+            pre_roll: audio captured just before the press, so the first syllable is kept.
+
+        Returns:
+            False when there is no conversation to talk to (nothing is sent).
+        """
+        if self._state not in _ACTIVE_STATES and self._state is not AgentState.RECONNECTING:
+            _log.info("begin_talk ignored in state %s", self._state)
+            return False
+        if self._talk_mode is TalkMode.HANDS_FREE:
+            self._mic_open = True
+            if pre_roll:
+                self._enqueue(RealtimeInput(RealtimeKind.AUDIO, audio=pre_roll))
+            return True
+        if self._talking:
+            return True
+        self._talking = True
+        self._cancel_watchdog()
+        if self._sink.is_playing or self._state is AgentState.ASSISTANT_SPEAKING:
+            # The person pressed talk over the answer: silence it now, the service's
+            # "interrupted" will follow.
+            self._sink.flush()
+            self._finish_assistant_line(interrupted=True)
+        self._new_turn()
+        self._enqueue(RealtimeInput(RealtimeKind.ACTIVITY_START))
+        if pre_roll:
+            self._enqueue(RealtimeInput(RealtimeKind.AUDIO, audio=pre_roll))
+        if self._state is not AgentState.RECONNECTING:
+            self._set_state(AgentState.USER_SPEAKING, "talk pressed")
+        return True
+
+    def end_talk(self) -> None:
+        """The person stopped speaking (push-to-talk released); hands-free: the mic paused."""
+        if self._talk_mode is TalkMode.HANDS_FREE:
+            if self._mic_open and self._state in _RUNNING_STATES:
+                self._mic_open = False
+                self._enqueue(RealtimeInput(RealtimeKind.AUDIO_STREAM_END))
+            return
+        if not self._talking:
+            return
+        self._talking = False
+        self._enqueue(RealtimeInput(RealtimeKind.ACTIVITY_END))
+        self._turn.speech_ended_at = self._clock()
+        self._arm_watchdog()
+        if self._state is not AgentState.RECONNECTING:
+            self._set_state(AgentState.THINKING, "talk released")
+
+    def send_audio(self, pcm16k: bytes) -> None:
+        """Microphone audio (PCM16 LE mono 16 kHz); sent in order, buffered while offline.
+
+        Push-to-talk: only between :meth:`begin_talk` and :meth:`end_talk`. Hands-free:
+        whenever the mic is live.
+        """
+        if not pcm16k or self._state not in _RUNNING_STATES:
+            return
+        if self._talk_mode is TalkMode.PUSH_TO_TALK:
+            if not self._talking:
+                return
+        elif not self._mic_open:
+            self._mic_open = True
+        self._enqueue(RealtimeInput(RealtimeKind.AUDIO, audio=pcm16k))
+
+    def send_text(self, text: str) -> bool:
+        """A typed message, as a turn of its own.
+
+        Returns:
+            False when the text is empty or there is no conversation.
+        """
+        text = text.strip()
+        if not text or self._state not in _RUNNING_STATES:
+            return False
+        if self._sink.is_playing:
+            self._sink.flush()
+            self._finish_assistant_line(interrupted=True)
+        self._new_turn()
+        self._turn.user_text = text
+        self._finish_user_line()
+        self._enqueue(RealtimeInput(RealtimeKind.TEXT, text=text))
+        self._turn.speech_ended_at = self._clock()
+        self._arm_watchdog()
+        if self._state in _ACTIVE_STATES:
+            self._set_state(AgentState.THINKING, "text sent")
+        return True
+
+    async def set_talk_mode(self, mode: TalkMode) -> None:
+        """Switch push-to-talk / hands-free.
+
+        The service's activity detection is part of the session setup, so a running session
+        reconnects (resuming the conversation) at the next quiet moment.
+        """
+        if mode is self._talk_mode:
+            return
+        if self._talking:
+            self.end_talk()
+        self._talk_mode = mode
+        self._mic_open = True
+        self._history.record("talk_mode_changed", talk_mode=str(mode))
+        if self._state in _RUNNING_STATES:
+            self._request_reconnect("talk mode changed")
+
+    async def set_tool_enabled(self, name: str, on: bool) -> bool:
+        """Switch a tool on or off, in the running session when possible.
+
+        The new declarations are sent as a context update: no reconnection, the
+        conversation goes on. Without a connection they apply at the next one.
+
+        Returns:
+            True when the running session was updated in place.
+        """
+        self._tools.set_enabled(name, on)
+        declarations = self._tools.declarations(self._settings.model)
+        applied = False
+        connection = self._connection
+        if connection is not None and connection.is_open:
+            try:
+                await connection.send_context_update(declarations)
+                applied = True
+            except LiveConnectionError as exc:
+                _log.info("context update not sent (%s); it applies on reconnection", exc)
+        enabled = self._enabled_tool_names(declarations)
+        self._history.record("tools_changed", tool=name, enabled=on, applied_live=applied)
+        self._bus.emit(ToolsChanged(enabled=enabled, applied_live=applied))
+        return applied
+
+    def on_playback_drained(self) -> None:
+        """The audio sink finished playing everything queued (the app wires PlaybackDrained)."""
+        self._progress.set()
+        if self._state is AgentState.ASSISTANT_SPEAKING and self._turn.completed:
+            self._set_state(AgentState.READY, "answer played")
+
+    # ------------------------------------------------------------------ supervision
+
+    async def _supervise(self) -> None:
+        failures = 0
+        planned = False
+        last_reason = ""
+        try:
+            while True:
+                connection = await self._open_connection(planned)
+                if isinstance(connection, LiveConnectionError):
+                    error = connection
+                else:
+                    connected_at = self._clock()
+                    try:
+                        await self._run_connection(connection)
+                    except LiveConnectionError as exc:
+                        error = exc
+                    else:
+                        planned, failures = True, 0
+                        continue
+                    finally:
+                        await self._drop_connection()
+                    if self._clock() - connected_at >= self._policy.stable_after_s:
+                        failures = 0
+                    if self._go_away_received and error.kind is FailureKind.TRANSIENT:
+                        # The service closed as announced: resume without backoff.
+                        planned = True
+                        continue
+                    self._bus.emit(ConnectionLost(code=error.code, reason=error.reason))
+                    self._history.record("connection_lost", code=error.code, reason=error.reason)
+                planned = False
+                if error.kind is FailureKind.AUTH:
+                    await self._give_up(
+                        ErrorKind.AUTH, f"The service refused the API key: {error.reason}"
+                    )
+                    return
+                if error.kind is FailureKind.CONFIGURATION:
+                    await self._give_up(
+                        ErrorKind.CONFIGURATION,
+                        f"The service rejected the session setup: {error.reason}",
+                    )
+                    return
+                failures += 1
+                last_reason = error.reason
+                if failures >= self._policy.max_attempts:
+                    await self._give_up(
+                        ErrorKind.CONNECTION,
+                        f"Could not reach the assistant after {failures} attempts: {last_reason}",
+                    )
+                    return
+                delay = self._policy.delay(failures, self._rng)
+                if self._was_connected:
+                    self._set_state(AgentState.RECONNECTING, error.reason)
+                self._bus.emit(
+                    Reconnecting(
+                        attempt=failures,
+                        max_attempts=self._policy.max_attempts,
+                        delay_s=delay,
+                        reason=error.reason,
+                    )
+                )
+                await asyncio.sleep(delay)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - a bug must become a visible error, not a dead task
+            _log.exception("the agent supervisor failed")
+            await self._give_up(ErrorKind.INTERNAL, "The assistant's connection manager failed.")
+
+    async def _open_connection(self, planned: bool) -> LiveConnection | LiveConnectionError:
+        """Connect, resuming when there is a handle; falls back to a fresh session."""
+        if self._client is None:
+            self._client = self._client_factory()
+        resuming = self._handle is not None
+        if planned:
+            self._bus.emit(
+                Reconnecting(
+                    attempt=1,
+                    max_attempts=self._policy.max_attempts,
+                    delay_s=0.0,
+                    reason=self._reconnect_reason or "the service asked to reconnect",
+                )
+            )
+        try:
+            connection = await self._connect(self._handle)
+        except LiveConnectionError as exc:
+            if not (resuming and self._was_connected and exc.kind is not FailureKind.TRANSIENT):
+                return exc
+            # The handle was refused (expired, unknown). Start a fresh session and give
+            # the model the transcript so far, so the conversation still reads as one.
+            _log.warning("resumption refused (%s); starting a fresh session", exc)
+            self._history.record("resumption_refused", code=exc.code, reason=exc.reason)
+            self._handle = None
+            try:
+                connection = await self._connect(None)
+            except LiveConnectionError as second:
+                return second
+        self._on_connected(connection, resumed=self._handle is not None, planned=planned)
+        return connection
+
+    async def _connect(self, handle: str | None) -> LiveConnection:
+        assert self._client is not None
+        declarations = self._tools.declarations(self._settings.model)
+        config = build_live_config(
+            self._settings,
+            declarations,
+            talk_mode=self._talk_mode,
+            resume_handle=handle,
+            earlier_conversation=""
+            if handle is not None or not self._was_connected
+            else self._history.transcript_text(),
+        )
+        connection = LiveConnection(
+            self._client, self._settings.model, connect_timeout_s=self._policy.connect_timeout_s
+        )
+        await connection.connect(config)
+        return connection
+
+    def _on_connected(self, connection: LiveConnection, *, resumed: bool, planned: bool) -> None:
+        self._connection = connection
+        self._generation += 1
+        self._go_away_received = False
+        self._reconnect_wanted = False
+        self._reconnect_now.clear()
+        self._cancel_deadline()
+        replayed = 0
+        if self._was_connected:
+            self._reconnects += 1
+            self._turn.reconnects += 1
+            # What the service may not have seen (sent after the newest handle) goes first,
+            # then what was captured while disconnected, in the original order.
+            replayed = len(self._unconfirmed) + len(self._outbox)
+            for item in reversed(self._unconfirmed):
+                self._outbox.appendleft(item)
+                self._outbox_bytes += item.size
+            self._unconfirmed.clear()
+            self._unconfirmed_bytes = 0
+            if self._outbox:
+                self._outbox_ready.set()
+            if self._turn.awaiting_answer and not self._turn.user_final:
+                # The answer will be generated again from the replayed turn: forget the
+                # half-heard one instead of leaving a cut-off line in the transcript.
+                self._sink.flush()
+                self._turn.assistant_text = ""
+                self._turn.first_audio_at = None
+            self._bus.emit(
+                Reconnected(
+                    resumed=resumed,
+                    attempts=self._turn.reconnects,
+                    replayed_messages=replayed,
+                    planned=planned,
+                )
+            )
+            self._history.record(
+                "reconnected", resumed=resumed, planned=planned, replayed_messages=replayed
+            )
+        self._was_connected = True
+        self._set_state(self._resting_state(), "connected")
+        if self._turn.awaiting_answer:
+            self._arm_watchdog()
+
+    def _resting_state(self) -> AgentState:
+        """The state to show once connected, from what the conversation was doing."""
+        if self._talking:
+            return AgentState.USER_SPEAKING
+        if self._turn.awaiting_answer:
+            return AgentState.THINKING
+        return AgentState.READY
+
+    async def _run_connection(self, connection: LiveConnection) -> None:
+        """Receive and send until the connection closes (raises) or a reconnect is due."""
+        tasks = {
+            asyncio.create_task(self._receive(connection), name="live-receive"),
+            asyncio.create_task(self._send_outbox(connection), name="live-send"),
+            asyncio.create_task(self._reconnect_now.wait(), name="live-reconnect-due"),
+        }
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for task in done:
+            if not task.cancelled() and (exc := task.exception()) is not None:
+                raise exc
+        if not self._reconnect_now.is_set():
+            raise LiveConnectionError(FailureKind.TRANSIENT, None, "the connection ended")
+
+    async def _drop_connection(self) -> None:
+        connection, self._connection = self._connection, None
+        self._cancel_watchdog()
+        if self._pending_calls:
+            ids = list(self._pending_calls)
+            # Answers for this connection can no longer be delivered; a resumed session
+            # asks again if it still needs them.
+            self._tools.cancel(ids)
+            self._pending_calls.clear()
+            self._history.record("tool_calls_abandoned", ids=ids)
+        if connection is not None:
+            await connection.close()
+
+    async def _receive(self, connection: LiveConnection) -> None:
+        async for message in connection.messages():
+            self._dispatch(message)
+
+    async def _send_outbox(self, connection: LiveConnection) -> None:
+        while True:
+            await self._outbox_ready.wait()
+            while self._outbox:
+                item = self._outbox.popleft()
+                self._outbox_bytes -= item.size
+                try:
+                    await connection.send_realtime(item)
+                except LiveConnectionError:
+                    self._outbox.appendleft(item)
+                    self._outbox_bytes += item.size
+                    raise
+                self._remember_unconfirmed(item)
+            self._outbox_ready.clear()
+
+    def _enqueue(self, item: RealtimeInput) -> None:
+        self._outbox.append(item)
+        self._outbox_bytes += item.size
+        while self._outbox_bytes > self._buffer_bytes:
+            if not self._drop_oldest_audio(self._outbox):
+                break
+        self._outbox_ready.set()
+
+    def _drop_oldest_audio(self, queue: deque[RealtimeInput]) -> bool:
+        for index, old in enumerate(queue):
+            if old.kind is RealtimeKind.AUDIO:
+                del queue[index]
+                self._outbox_bytes -= old.size
+                if self._dropped_audio_bytes == 0:
+                    _log.warning("audio buffer full while disconnected: dropping the oldest")
+                self._dropped_audio_bytes += old.size
+                return True
+        return False
+
+    def _remember_unconfirmed(self, item: RealtimeInput) -> None:
+        self._unconfirmed.append(item)
+        self._unconfirmed_bytes += item.size
+        while self._unconfirmed_bytes > self._buffer_bytes and self._unconfirmed:
+            old = self._unconfirmed.popleft()
+            self._unconfirmed_bytes -= old.size
+
+    def _forget_unconfirmed(self) -> None:
+        self._unconfirmed.clear()
+        self._unconfirmed_bytes = 0
+
+    def _request_reconnect(self, reason: str) -> None:
+        self._reconnect_wanted = True
+        self._reconnect_reason = reason
+        self._reconnect_if_quiet()
+
+    def _reconnect_if_quiet(self) -> None:
+        if (
+            self._reconnect_wanted
+            and self._state is AgentState.READY
+            and not self._pending_calls
+            and not self._talking
+        ):
+            self._reconnect_now.set()
+
+    def _cancel_deadline(self) -> None:
+        if self._deadline_timer is not None:
+            self._deadline_timer.cancel()
+            self._deadline_timer = None
+
+    # ------------------------------------------------------------------ dispatch
+
+    def _dispatch(self, message: types.LiveServerMessage) -> None:
+        handlers: tuple[tuple[object, Callable[[], None]], ...] = (
+            (message.setup_complete, lambda: None),
+            (
+                message.session_resumption_update,
+                lambda: self._handle_session_resumption_update(message.session_resumption_update),
+            ),
+            (message.server_content, lambda: self._handle_server_content(message.server_content)),
+            (message.tool_call, lambda: self._handle_tool_call(message.tool_call)),
+            (
+                message.tool_call_cancellation,
+                lambda: self._handle_tool_call_cancellation(message.tool_call_cancellation),
+            ),
+            (message.usage_metadata, lambda: self._handle_usage_metadata(message.usage_metadata)),
+            (message.go_away, lambda: self._handle_go_away(message.go_away)),
+            (message.voice_activity, lambda: None),
+            (message.voice_activity_detection_signal, lambda: None),
+        )
+        handled = False
+        for value, handle in handlers:
+            if value is None:
+                continue
+            handled = True
+            try:
+                handle()
+            except Exception:  # noqa: BLE001
+                # One message we cannot handle must not end the conversation.
+                _log.exception("failed to handle a %s message", type(value).__name__)
+        if not handled:
+            _log.warning("unexpected message from the service, ignored: %r", message)
+
+    def _handle_session_resumption_update(
+        self, update: types.LiveServerSessionResumptionUpdate | None
+    ) -> None:
+        if update is None or not update.resumable or not update.new_handle:
+            return
+        self._handle = update.new_handle
+        # The service's state at this handle includes everything sent so far.
+        self._forget_unconfirmed()
+
+    def _handle_server_content(self, content: types.LiveServerContent | None) -> None:
+        if content is None:
+            return
+        if content.interrupted:
+            self._handle_interrupted()
+        if content.input_transcription is not None:
+            self._handle_input_transcription(content.input_transcription)
+        if content.model_turn is not None:
+            self._handle_model_turn(content.model_turn)
+        if content.output_transcription is not None:
+            self._handle_output_transcription(content.output_transcription)
+        if content.generation_complete:
+            self._handle_generation_complete()
+        if content.turn_complete:
+            self._handle_turn_complete()
+
+    def _handle_interrupted(self) -> None:
+        self._sink.flush()
+        self._history.record("interrupted", turn_id=self._turn.turn_id)
+        self._finish_assistant_line(interrupted=True)
+        if self._talk_mode is TalkMode.HANDS_FREE and not self._talking:
+            self._set_state(AgentState.USER_SPEAKING, "interrupted by the person")
+
+    def _handle_input_transcription(self, transcription: types.Transcription) -> None:
+        if self._talk_mode is TalkMode.HANDS_FREE and (
+            self._turn.completed or self._turn.user_final
+        ):
+            # The service's VAD heard a new utterance: that starts the next turn.
+            self._new_turn()
+        if transcription.text:
+            self._turn.user_text += transcription.text
+            self._bus.emit(
+                TranscriptUpdated(
+                    speaker=Speaker.USER,
+                    text=self._turn.user_text,
+                    final=False,
+                    turn_id=self._turn.turn_id,
+                )
+            )
+            if self._talk_mode is TalkMode.HANDS_FREE and self._state is AgentState.READY:
+                self._set_state(AgentState.USER_SPEAKING, "speech heard")
+        if transcription.finished:
+            self._finish_user_line()
+            if self._talk_mode is TalkMode.HANDS_FREE and self._turn.speech_ended_at is None:
+                self._turn.speech_ended_at = self._clock()
+                self._arm_watchdog()
+                if self._state is AgentState.USER_SPEAKING:
+                    self._set_state(AgentState.THINKING, "speech ended")
+
+    def _handle_model_turn(self, content: types.Content) -> None:
+        for part in content.parts or ():
+            blob = part.inline_data
+            if blob is not None and blob.data and (blob.mime_type or "").startswith("audio/"):
+                self._on_model_audio(blob.data)
+            elif part.text and not part.thought:
+                self._on_model_text(part.text)
+
+    def _on_model_audio(self, pcm24k: bytes) -> None:
+        self._mark_answered()
+        if self._turn.first_audio_at is None:
+            self._turn.first_audio_at = self._clock()
+            if self._talk_mode is TalkMode.HANDS_FREE and self._turn.speech_ended_at is None:
+                # Hands-free without a finished transcription: the answer itself tells us
+                # the person had stopped.
+                self._turn.speech_ended_at = self._turn.first_audio_at
+            if not self._turn.user_final and self._turn.user_text:
+                self._finish_user_line()
+        self._sink.play(pcm24k)
+        if self._state in (AgentState.READY, AgentState.THINKING) or (
+            self._state is AgentState.USER_SPEAKING and not self._talking
+        ):
+            self._set_state(AgentState.ASSISTANT_SPEAKING, "answer started")
+
+    def _on_model_text(self, text: str) -> None:
+        # Audio-only sessions rarely send text parts; treat them like the transcript.
+        self._mark_answered()
+        self._append_assistant_text(text)
+
+    def _handle_output_transcription(self, transcription: types.Transcription) -> None:
+        self._mark_answered()
+        if transcription.text:
+            self._append_assistant_text(transcription.text)
+
+    def _append_assistant_text(self, text: str) -> None:
+        self._turn.assistant_text += text
+        self._bus.emit(
+            TranscriptUpdated(
+                speaker=Speaker.ASSISTANT,
+                text=self._turn.assistant_text,
+                final=False,
+                turn_id=self._turn.turn_id,
+            )
+        )
+
+    def _handle_generation_complete(self) -> None:
+        self._mark_answered()
+
+    def _handle_turn_complete(self) -> None:
+        self._mark_answered()
+        self._cancel_watchdog()
+        turn = self._turn
+        if not turn.user_final and turn.user_text:
+            self._finish_user_line()
+        self._finish_assistant_line(interrupted=False)
+        if not turn.completed:
+            turn.completed = True
+            stats = turn.stats()
+            self._history.record(
+                "turn_stats",
+                turn_id=stats.turn_id,
+                first_audio_ms=stats.first_audio_ms,
+                tool_ms=stats.tool_ms,
+                tool_calls=stats.tool_calls,
+                reconnects=stats.reconnects,
+                total_tokens=stats.total_tokens,
+            )
+            self._bus.emit(stats)
+        # Everything the person said before this answer has been consumed.
+        self._forget_unconfirmed()
+        if self._talking:
+            return
+        if self._state is AgentState.ASSISTANT_SPEAKING and self._sink.is_playing:
+            return  # on_playback_drained() moves on to Ready
+        if self._state in (
+            AgentState.THINKING,
+            AgentState.ASSISTANT_SPEAKING,
+            AgentState.USER_SPEAKING,
+        ):
+            self._set_state(AgentState.READY, "answer complete")
+
+    def _handle_tool_call(self, call: types.LiveServerToolCall | None) -> None:
+        if call is None:
+            return
+        self._mark_answered()
+        self._cancel_watchdog()
+        now = self._clock()
+        for function_call in call.function_calls or ():
+            call_id = function_call.id or ""
+            name = function_call.name or ""
+            self._pending_calls[call_id] = (name, now, self._turn.turn_id)
+            self._turn.tool_calls += 1
+            self._history.record(
+                "tool_call",
+                turn_id=self._turn.turn_id,
+                id=call_id,
+                name=name,
+                args=function_call.args or {},
+            )
+            self._history.add_tool_line(f"{name} called")
+        if self._state in (AgentState.READY, AgentState.USER_SPEAKING) and not self._talking:
+            self._set_state(AgentState.THINKING, "running tools")
+        generation = self._generation
+        task = asyncio.create_task(
+            self._run_tool_call(call, generation),
+            name=f"tool-call-{'-'.join(fc.id or '?' for fc in call.function_calls or ())}",
+        )
+        self._tool_tasks.add(task)
+        task.add_done_callback(self._tool_tasks.discard)
+
+    async def _run_tool_call(self, call: types.LiveServerToolCall, generation: int) -> None:
+        ids = [fc.id or "" for fc in call.function_calls or ()]
+
+        async def respond(responses: list[types.FunctionResponse]) -> None:
+            await self._send_tool_responses(responses, generation)
+
+        try:
+            await self._tools.handle(call, respond)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - the calls are answered below regardless
+            _log.exception("the tool runner failed on %s", ids)
+        # Every call must be answered: the tool runner's timeouts guarantee it; if one
+        # still slipped through, answer it here rather than let the model wait forever.
+        missing = [fc for fc in call.function_calls or () if (fc.id or "") in self._pending_calls]
+        if missing and generation == self._generation:
+            _log.error(
+                "tool calls left unanswered by the tool runner: %s", [fc.id for fc in missing]
+            )
+            await self._send_tool_responses(
+                [
+                    types.FunctionResponse(
+                        id=fc.id,
+                        name=fc.name,
+                        response={"error": "The tool did not answer. Tell the person it failed."},
+                    )
+                    for fc in missing
+                ],
+                generation,
+            )
+
+    async def _send_tool_responses(
+        self, responses: list[types.FunctionResponse], generation: int
+    ) -> None:
+        connection = self._connection
+        if generation != self._generation or connection is None:
+            self._history.record(
+                "tool_result_dropped",
+                ids=[r.id for r in responses],
+                reason="the connection it was for has closed",
+            )
+            return
+        answered = [r for r in responses if (r.id or "") in self._pending_calls]
+        if not answered:
+            return  # cancelled by the service: nothing may be sent for those
+        try:
+            await connection.send_tool_response(answered)
+        except LiveConnectionError as exc:
+            _log.info("tool response not delivered: %s", exc)
+            return
+        now = self._clock()
+        for response in answered:
+            self._history.record(
+                "tool_result",
+                id=response.id,
+                name=response.name,
+                response=response.response,
+                will_continue=bool(response.will_continue),
+            )
+            if response.will_continue:
+                continue
+            _name, started, turn_id = self._pending_calls.pop(response.id or "")
+            if turn_id == self._turn.turn_id:
+                self._turn.tool_ms += (now - started) * 1000
+        if not self._pending_calls:
+            if self._end_requested is not None:
+                self._schedule_end(self._end_requested)
+            elif not self._turn.completed:
+                self._arm_watchdog()
+            self._reconnect_if_quiet()
+
+    def _handle_tool_call_cancellation(
+        self, cancellation: types.LiveServerToolCallCancellation | None
+    ) -> None:
+        if cancellation is None:
+            return
+        ids = [i for i in cancellation.ids or () if i]
+        for call_id in ids:
+            self._pending_calls.pop(call_id, None)
+        self._tools.cancel(ids)
+        self._history.record("tool_calls_cancelled", ids=ids)
+
+    def _handle_usage_metadata(self, usage: types.UsageMetadata | None) -> None:
+        if usage is None:
+            return
+        prompt = usage.prompt_token_count or 0
+        response = usage.response_token_count or 0
+        total = usage.total_token_count or (prompt + response)
+        self._turn.prompt_tokens += prompt
+        self._turn.response_tokens += response
+        self._turn.total_tokens += total
+        self._session_tokens += total
+        self._bus.emit(
+            UsageUpdated(
+                prompt_tokens=prompt,
+                response_tokens=response,
+                total_tokens=total,
+                session_total=self._session_tokens,
+            )
+        )
+
+    def _handle_go_away(self, go_away: types.LiveServerGoAway | None) -> None:
+        time_left = _parse_time_left(go_away.time_left if go_away else None)
+        self._go_away_received = True
+        self._history.record("go_away", time_left_s=time_left)
+        self._request_reconnect(f"the service asked to reconnect within {time_left:g} s")
+        self._cancel_deadline()
+        loop = asyncio.get_running_loop()
+        wait = max(0.0, time_left - self._policy.goaway_margin_s)
+        self._deadline_timer = loop.call_later(wait, self._reconnect_now.set)
+
+    # ------------------------------------------------------------------ turns
+
+    def _new_turn(self) -> None:
+        old = self._turn
+        if not old.completed and old.turn_id:
+            if old.user_text and not old.user_final:
+                self._finish_user_line()
+            self._finish_assistant_line(interrupted=True)
+        self._turn = Turn(turn_id=old.turn_id + 1)
+        self._nudged = False
+
+    def _finish_user_line(self) -> None:
+        turn = self._turn
+        turn.user_final = True
+        text = turn.user_text.strip()
+        if not text:
+            return
+        self._history.add_line(Speaker.USER, text, turn.turn_id)
+        self._bus.emit(
+            TranscriptUpdated(speaker=Speaker.USER, text=text, final=True, turn_id=turn.turn_id)
+        )
+
+    def _finish_assistant_line(self, *, interrupted: bool) -> None:
+        turn = self._turn
+        text = turn.assistant_text.strip()
+        turn.assistant_text = ""
+        if not text:
+            return
+        extra = {"interrupted": True} if interrupted else {}
+        self._history.add_line(Speaker.ASSISTANT, text, turn.turn_id, **extra)
+        self._bus.emit(
+            TranscriptUpdated(
+                speaker=Speaker.ASSISTANT, text=text, final=True, turn_id=turn.turn_id
+            )
+        )
+
+    def _mark_answered(self) -> None:
+        self._turn.answered = True
+        self._cancel_watchdog()
+
+    # ------------------------------------------------------------------ watchdog
+
+    def _arm_watchdog(self) -> None:
+        self._cancel_watchdog()
+        loop = asyncio.get_running_loop()
+        self._watchdog_timer = loop.call_later(
+            self._watchdog_policy.no_response_s, self._on_watchdog
+        )
+
+    def _cancel_watchdog(self) -> None:
+        if self._watchdog_timer is not None:
+            self._watchdog_timer.cancel()
+            self._watchdog_timer = None
+
+    def _on_watchdog(self) -> None:
+        self._watchdog_timer = None
+        turn = self._turn
+        if turn.completed or self._pending_calls or self._state not in _ACTIVE_STATES:
+            return
+        waited = self._watchdog_policy.no_response_s
+        if not self._nudged:
+            self._nudged = True
+            self._bus.emit(
+                NoResponse(turn_id=turn.turn_id, waited_s=waited, nudged=True, gave_up=False)
+            )
+            self._history.record("no_response", turn_id=turn.turn_id, nudged=True)
+            self._enqueue(RealtimeInput(RealtimeKind.TEXT, text=self._watchdog_policy.nudge_text))
+            self._arm_watchdog()
+            return
+        self._bus.emit(
+            NoResponse(turn_id=turn.turn_id, waited_s=waited * 2, nudged=True, gave_up=True)
+        )
+        self._history.record("no_response", turn_id=turn.turn_id, gave_up=True)
+        turn.completed = True
+        self._finish_assistant_line(interrupted=True)
+        if not self._talking:
+            self._set_state(AgentState.READY, "no response from the service")
+
+    # ------------------------------------------------------------------ state, ending
+
+    def _set_state(self, new: AgentState, reason: str = "") -> None:
+        old = self._state
+        if new is old:
+            return
+        self._state = new
+        self._progress.set()
+        _log.debug("state %s -> %s (%s)", old, new, reason)
+        self._bus.emit(StateChanged(old=old, new=new, reason=reason))
+        if new is AgentState.READY:
+            if self._end_requested is not None and not self._pending_calls:
+                self._schedule_end(self._end_requested)
+            self._reconnect_if_quiet()
+
+    async def _give_up(self, kind: ErrorKind, message: str) -> None:
+        """Show the error and close the session (called by the supervisor, which then ends)."""
+        self._history.record("error", kind=str(kind), message=message)
+        self._set_state(AgentState.ERROR, message)
+        self._bus.emit(ErrorRaised(kind=kind, message=message, what_to_do=_WHAT_TO_DO[kind]))
+        await self._shutdown(AgentState.ERROR, message)
+
+    def _on_end_session_requested(self, event: EndSessionRequested) -> None:
+        if self._state not in _RUNNING_STATES:
+            return
+        self._end_requested = event.reason or "the assistant ended the session"
+        self._history.record("end_session_requested", reason=self._end_requested)
+
+    def _schedule_end(self, reason: str) -> None:
+        if self._ending is not None:
+            return
+
+        async def end_after_goodbye() -> None:
+            # Let the model finish its goodbye (Ready again) or give up after the grace.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self._watchdog_policy.end_session_grace_s):
+                    while self._state is not AgentState.READY or self._sink.is_playing:
+                        self._progress.clear()
+                        await self._progress.wait()
+            await self._shutdown(AgentState.ENDED, reason)
+
+        self._ending = asyncio.create_task(end_after_goodbye(), name="agent-end-session")
+
+    async def _shutdown(self, final: AgentState, reason: str) -> None:
+        current = asyncio.current_task()
+        tasks = [
+            t
+            for t in (self._supervisor, self._ending, *self._tool_tasks)
+            if t is not None and t is not current and not t.done()
+        ]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=5)
+            for task in pending:
+                _log.error("task %s did not stop within 5 s", task.get_name())
+        self._supervisor = None
+        self._tool_tasks.clear()
+        await self._drop_connection()
+        self._cancel_watchdog()
+        self._cancel_deadline()
+        self._sink.flush()
+        was_running, self._session_open = self._session_open, False
+        if self._turn.turn_id and not self._turn.completed:
+            if self._turn.user_text and not self._turn.user_final:
+                self._finish_user_line()
+            self._finish_assistant_line(interrupted=True)
+        self._talking = False
+        if self._client is not None:
+            client, self._client = self._client, None
+            with contextlib.suppress(Exception):
+                await client.aio.aclose()
+            with contextlib.suppress(Exception):
+                client.close()
+        if self._subscription is not None:
+            self._subscription.cancel()
+            self._subscription = None
+        path = self._history.path
+        if was_running:
+            self._history.record("session_ended", reason=reason)
+        await self._history.close()
+        self._set_state(final, reason)
+        if was_running:
+            self._bus.emit(SessionEnded(reason=reason, history_file=path))
+        self._ending = None if self._ending is current else self._ending
+
+    def _reset_session(self) -> None:
+        self._handle = None
+        self._was_connected = False
+        self._outbox.clear()
+        self._outbox_bytes = 0
+        self._outbox_ready.clear()
+        self._forget_unconfirmed()
+        self._dropped_audio_bytes = 0
+        self._reconnect_now.clear()
+        self._reconnect_wanted = False
+        self._go_away_received = False
+        self._end_requested = None
+        self._ending = None
+        self._talking = False
+        self._mic_open = True
+        self._talk_mode = self._talk_mode
+        self._turn = Turn(turn_id=0, completed=True)
+        self._pending_calls.clear()
+        self._reconnects = 0
+        self._session_tokens = 0
+
+    def _enabled_tool_names(
+        self, declarations: Iterable[types.Tool] | None = None
+    ) -> tuple[str, ...]:
+        tools = (
+            self._tools.declarations(self._settings.model) if declarations is None else declarations
+        )
+        return tuple(
+            fd.name for tool in tools for fd in tool.function_declarations or () if fd.name
+        )
