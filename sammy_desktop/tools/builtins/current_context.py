@@ -1,0 +1,156 @@
+"""``getCurrentContext``: what the model may know about this desktop, and nothing more.
+
+It answers with the local date, time and time zone, the platform, the app's state (mode,
+session length, enabled tools) and the person's preferences and custom context from the
+settings, each only when its privacy switch allows it. Switched-off items are named in
+``withheld``, so the model knows to ask instead of guess. It emits
+:class:`~sammy_desktop.tools.events.ContextShared` with exactly what was sent, so the UI
+can show the person what the assistant learnt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from sammy_desktop.tools.context import AgentStateSnapshot, ToolContext
+from sammy_desktop.tools.definition import tool
+from sammy_desktop.tools.events import ContextShared
+from sammy_desktop.tools.kinds import ResponseScheduling, ToolBehavior, ToolCategory
+from sammy_desktop.tools.results import ToolResult
+
+__all__ = ["AppStateInfo", "CurrentContext", "CurrentContextInput", "get_current_context"]
+
+
+class CurrentContextInput(BaseModel):
+    """Arguments of getCurrentContext."""
+
+    reason: str = Field(
+        min_length=1,
+        max_length=500,
+        description="What the context is needed for, e.g. 'to know the local time'.",
+    )
+
+
+class AppStateInfo(BaseModel):
+    """The app's state as shared with the model."""
+
+    state: str = Field(description="What the assistant is doing now.")
+    talk_mode: str = Field(description="push_to_talk or hands_free.")
+    model: str = Field(description="The Live model answering.")
+    session_length_s: int | None = Field(description="Seconds since the session began.")
+    enabled_tools: list[str] = Field(description="Tools the assistant may use.")
+    demo_mode: bool = Field(description="True in the offline demo.")
+
+
+class CurrentContext(BaseModel):
+    """What getCurrentContext shares; an item is None when its switch is off or it is empty."""
+
+    local_time: str | None = Field(None, description="Local date and time, ISO 8601.")
+    weekday: str | None = Field(None, description="The local day of the week.")
+    time_zone: str | None = Field(None, description="Time zone name and UTC offset.")
+    platform: str | None = Field(None, description="The operating system.")
+    app: AppStateInfo | None = Field(None, description="The app's state.")
+    preferences: str | None = Field(None, description="What the person wrote about themselves.")
+    custom_context: str | None = Field(None, description="Extra context from the settings.")
+    withheld: list[str] = Field(
+        default_factory=list,
+        description="Privacy switches that are off: ask the person rather than guess these.",
+    )
+
+
+def _shared_part(value: CurrentContext) -> dict[str, Any]:
+    return value.model_dump(mode="json", exclude_none=True)
+
+
+def _model_output(result: ToolResult[CurrentContext]) -> Mapping[str, Any]:
+    # Leave out what is not shared instead of sending nulls: the model reads less.
+    if result.ok and result.value is not None:
+        return {"output": {"ok": True, "value": _shared_part(result.value)}}
+    return result.to_model_payload()
+
+
+@tool(
+    name="getCurrentContext",
+    category=ToolCategory.CONTEXT,
+    behavior=ToolBehavior.NON_BLOCKING,
+    scheduling=ResponseScheduling.WHEN_IDLE,
+    timeout_s=5.0,
+    to_model_output=_model_output,
+)
+async def get_current_context(args: CurrentContextInput, context: ToolContext) -> CurrentContext:
+    """Get the local date, time and time zone, the operating system and the person's notes.
+
+    Also tells the assistant's own state and what the person wrote about themselves. Use it
+    when the answer depends on the time, the place or the person's preferences. Items the
+    person chose not to share are listed under 'withheld'.
+    """
+    settings = context.services.settings()
+    privacy = settings.privacy
+    now = context.services.clock()
+    withheld = [
+        name
+        for name in (
+            "share_time",
+            "share_timezone",
+            "share_platform",
+            "share_app_state",
+            "share_preferences",
+            "share_custom_context",
+        )
+        if not getattr(privacy, name)
+    ]
+    shared = CurrentContext(
+        local_time=_local_time(now, with_zone=privacy.share_timezone)
+        if privacy.share_time
+        else None,
+        weekday=now.strftime("%A") if privacy.share_time else None,
+        time_zone=_time_zone(now) if privacy.share_timezone else None,
+        platform=context.services.platform_description if privacy.share_platform else None,
+        app=_app_state(context.state(), now) if privacy.share_app_state else None,
+        preferences=(settings.user_preferences.strip() or None)
+        if privacy.share_preferences
+        else None,
+        custom_context=(settings.custom_context.strip() or None)
+        if privacy.share_custom_context
+        else None,
+        withheld=withheld,
+    )
+    context.emit(
+        ContextShared(
+            call_id=context.call_id, shared=_shared_part(shared), withheld=tuple(withheld)
+        )
+    )
+    return shared
+
+
+def _local_time(now: datetime, *, with_zone: bool) -> str:
+    moment = now if with_zone else now.replace(tzinfo=None)
+    return moment.isoformat(timespec="minutes")
+
+
+def _time_zone(now: datetime) -> str:
+    offset = now.strftime("%z")  # +0100
+    pretty = f"UTC{offset[:3]}:{offset[3:]}" if offset else "UTC offset unknown"
+    name = now.tzname()
+    return f"{name} ({pretty})" if name and not name.startswith(("UTC+", "UTC-")) else pretty
+
+
+def _app_state(snapshot: AgentStateSnapshot, now: datetime) -> AppStateInfo:
+    length: int | None = None
+    if snapshot.session_started_at is not None:
+        started = snapshot.session_started_at
+        if started.tzinfo is None:
+            started = started.astimezone()
+        length = max(0, int((now - started).total_seconds()))
+    return AppStateInfo(
+        state=snapshot.state,
+        talk_mode=snapshot.talk_mode,
+        model=snapshot.model,
+        session_length_s=length,
+        enabled_tools=list(snapshot.enabled_tools),
+        demo_mode=snapshot.demo_mode,
+    )

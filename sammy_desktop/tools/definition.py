@@ -1,0 +1,280 @@
+"""How a tool is described: :class:`ToolDefinition`, and the :func:`tool` decorator.
+
+A tool is a typed async function ``(input, context) -> output``: ``input`` is an instance of
+a pydantic model (validated from the model's arguments), ``output`` an instance of a pydantic
+output model or a :class:`~sammy_desktop.tools.results.ToolResult`. A handler written as an
+async generator reports progress: each item it yields is sent to the model at once (for
+NON_BLOCKING calls on models that support them).
+
+tool2agent's lifecycle hooks map as follows. ``on_input_available`` runs with the validated
+input before the handler. ``to_model_output`` decides what the model is told, apart from what
+the UI shows. The Live API delivers a call's arguments whole, in one message, so tool2agent's
+``onInputStart`` and ``onInputDelta`` would never fire here and are deliberately absent.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import types as pytypes
+import typing
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Generic, Protocol, TypeAlias, TypeVar, overload
+
+from pydantic import BaseModel
+
+from sammy_desktop.tools.context import ToolContext
+from sammy_desktop.tools.kinds import ResponseScheduling, ToolBehavior, ToolCategory
+from sammy_desktop.tools.results import ToolResult
+from sammy_desktop.tools.schema import parameters_schema
+
+__all__ = [
+    "CallHandler",
+    "StreamHandler",
+    "ToolDefinition",
+    "ToolDefinitionError",
+    "tool",
+]
+
+InT = TypeVar("InT", bound=BaseModel)
+OutT = TypeVar("OutT", bound=BaseModel)
+
+CallHandler: TypeAlias = Callable[[InT, ToolContext], Awaitable[OutT | ToolResult[OutT]]]
+"""An ordinary handler: one answer."""
+
+StreamHandler: TypeAlias = Callable[[InT, ToolContext], AsyncIterator[OutT | ToolResult[OutT]]]
+"""A progress-reporting handler (an async generator): several answers, the last one final."""
+
+# The Live API's rule for function names (FunctionDeclaration.name).
+_NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]{0,127}")
+
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_CONFIRMATION_TIMEOUT_S = 60.0
+
+
+class ToolDefinitionError(ValueError):
+    """A tool is described wrongly (bad name, missing model, bad timeout ...)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolDefinition(Generic[InT, OutT]):
+    """Everything the manager needs to declare, validate, run and answer one tool.
+
+    Attributes:
+        name: the function name the model calls (letters, digits, ``_.:-``, at most 128).
+        description: tells the model what the tool does and when to use it.
+        input_model: pydantic model of the arguments; its JSON schema is declared.
+        output_model: pydantic model of the value a success carries.
+        handler: ``async (input, context) -> output | ToolResult``, or an async generator
+            yielding them (progress).
+        category: action, context or system; the settings pane groups by it.
+        behavior: BLOCKING (the model waits) or NON_BLOCKING (it keeps talking).
+        scheduling: how a NON_BLOCKING success enters the conversation.
+        error_scheduling: how a NON_BLOCKING failure does; SILENT by default, so a broken
+            tool does not interrupt the person, as the original tool system does.
+        timeout_s: the handler is cancelled and the model told after this long; None for
+            no limit. Covers ``on_input_available`` and the whole of a streaming handler.
+        requires_confirmation: ask the person before every run.
+        confirmation_prompt: builds the question from the input; a default names the tool.
+        confirmation_timeout_s: no answer within this long counts as no.
+        enabled_by_default: whether the tool is on before the person decides.
+        on_input_available: called with the validated input before the handler.
+        to_model_output: maps a result to the ``response`` object the model gets; by default
+            :meth:`ToolResult.to_model_payload`.
+    """
+
+    name: str
+    description: str
+    input_model: type[InT]
+    output_model: type[OutT]
+    handler: CallHandler[InT, OutT] | StreamHandler[InT, OutT]
+    category: ToolCategory = ToolCategory.ACTION
+    behavior: ToolBehavior = ToolBehavior.BLOCKING
+    scheduling: ResponseScheduling = ResponseScheduling.WHEN_IDLE
+    error_scheduling: ResponseScheduling = ResponseScheduling.SILENT
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
+    requires_confirmation: bool = False
+    confirmation_prompt: Callable[[InT], str] | None = None
+    confirmation_timeout_s: float = DEFAULT_CONFIRMATION_TIMEOUT_S
+    enabled_by_default: bool = True
+    on_input_available: Callable[[InT, ToolContext], Awaitable[None]] | None = None
+    to_model_output: Callable[[ToolResult[OutT]], Mapping[str, Any]] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME_PATTERN.fullmatch(self.name):
+            raise ToolDefinitionError(
+                f"tool name {self.name!r} is not allowed: start with a letter or _, then "
+                "letters, digits, _ . : - (at most 128 characters)"
+            )
+        if not self.description.strip():
+            raise ToolDefinitionError(f"tool {self.name!r} needs a description for the model")
+        for role, model in (("input_model", self.input_model), ("output_model", self.output_model)):
+            if not (isinstance(model, type) and issubclass(model, BaseModel)):
+                raise ToolDefinitionError(
+                    f"tool {self.name!r}: {role} must be a pydantic BaseModel subclass, "
+                    f"got {model!r}"
+                )
+        if not callable(self.handler):
+            raise ToolDefinitionError(f"tool {self.name!r}: handler is not callable")
+        for label, seconds in (
+            ("timeout_s", self.timeout_s),
+            ("confirmation_timeout_s", self.confirmation_timeout_s),
+        ):
+            if seconds is not None and not seconds > 0:
+                raise ToolDefinitionError(
+                    f"tool {self.name!r}: {label} must be positive, got {seconds}"
+                )
+        # Fail at definition time, not when the session is being set up.
+        _ = self.parameters_json_schema
+
+    @cached_property
+    def parameters_json_schema(self) -> dict[str, Any]:
+        """The input model's JSON schema as declared to the model (references inlined)."""
+        try:
+            return parameters_schema(self.input_model)
+        except ValueError as error:
+            raise ToolDefinitionError(f"tool {self.name!r}: {error}") from error
+
+    @property
+    def streams_progress(self) -> bool:
+        """True when the handler is an async generator (it may send several answers)."""
+        return inspect.isasyncgenfunction(self.handler)
+
+    def prompt_for(self, arguments: InT) -> str:
+        """The confirmation question for ``arguments``."""
+        if self.confirmation_prompt is not None:
+            return self.confirmation_prompt(arguments)
+        return f"The assistant wants to use the tool {self.name!r}. Allow it?"
+
+
+class _ToolDecorator(Protocol):
+    """What ``tool(...)`` returns: turns a typed async function into a ToolDefinition."""
+
+    @overload
+    def __call__(
+        self, func: Callable[[InT, ToolContext], Awaitable[OutT | ToolResult[OutT]]], /
+    ) -> ToolDefinition[InT, OutT]: ...
+
+    @overload
+    def __call__(
+        self, func: Callable[[InT, ToolContext], AsyncIterator[OutT | ToolResult[OutT]]], /
+    ) -> ToolDefinition[InT, OutT]: ...
+
+
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    category: ToolCategory = ToolCategory.ACTION,
+    behavior: ToolBehavior = ToolBehavior.BLOCKING,
+    scheduling: ResponseScheduling = ResponseScheduling.WHEN_IDLE,
+    error_scheduling: ResponseScheduling = ResponseScheduling.SILENT,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    requires_confirmation: bool = False,
+    confirmation_prompt: Callable[[Any], str] | None = None,
+    confirmation_timeout_s: float = DEFAULT_CONFIRMATION_TIMEOUT_S,
+    enabled_by_default: bool = True,
+    on_input_available: Callable[[Any, ToolContext], Awaitable[None]] | None = None,
+    to_model_output: Callable[[ToolResult[Any]], Mapping[str, Any]] | None = None,
+    input_model: type[BaseModel] | None = None,
+    output_model: type[BaseModel] | None = None,
+) -> _ToolDecorator:
+    """Build a :class:`ToolDefinition` from a typed async function.
+
+    The name defaults to the function's name, the description to its docstring, the input
+    model to the first parameter's annotation and the output model to the return
+    annotation (``Out``, ``Out | ToolResult[Out]``, or ``AsyncIterator[...]`` of those).
+    Pass ``input_model`` / ``output_model`` when the annotations cannot be resolved (for
+    example models defined inside a function). The other arguments are the
+    :class:`ToolDefinition` fields.
+
+    Example::
+
+        @tool(category=ToolCategory.CONTEXT)
+        async def roll_dice(args: DiceInput, context: ToolContext) -> DiceOutput:
+            '''Roll dice for a board game.'''
+            return DiceOutput(total=...)
+    """
+
+    def build(func: Callable[..., Any], /) -> ToolDefinition[Any, Any]:
+        if not (inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func)):
+            raise ToolDefinitionError(f"@tool needs an async function (async def), got {func!r}")
+        hints = _resolve_hints(func, needed=input_model is None or output_model is None)
+        parameters = list(inspect.signature(func).parameters)
+        if len(parameters) != 2:
+            raise ToolDefinitionError(
+                f"{func.__qualname__}: a tool function takes (input, context), "
+                f"found {len(parameters)} parameter(s)"
+            )
+        chosen_input = input_model or _as_model(hints.get(parameters[0]), func, "input")
+        chosen_output = output_model or _output_model_from(hints.get("return"), func)
+        return ToolDefinition(
+            name=name or func.__name__,
+            description=description or _unwrapped(inspect.getdoc(func) or ""),
+            input_model=chosen_input,
+            output_model=chosen_output,
+            handler=func,
+            category=category,
+            behavior=behavior,
+            scheduling=scheduling,
+            error_scheduling=error_scheduling,
+            timeout_s=timeout_s,
+            requires_confirmation=requires_confirmation,
+            confirmation_prompt=confirmation_prompt,
+            confirmation_timeout_s=confirmation_timeout_s,
+            enabled_by_default=enabled_by_default,
+            on_input_available=on_input_available,
+            to_model_output=to_model_output,
+        )
+
+    return typing.cast("_ToolDecorator", build)
+
+
+def _unwrapped(docstring: str) -> str:
+    """A docstring as the model should read it: paragraphs kept, hard line breaks removed."""
+    return "\n\n".join(" ".join(paragraph.split()) for paragraph in docstring.split("\n\n"))
+
+
+def _resolve_hints(func: Callable[..., Any], *, needed: bool) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(func)
+    except (NameError, TypeError) as error:
+        if not needed:
+            return {}
+        raise ToolDefinitionError(
+            f"{func.__qualname__}: cannot resolve its type annotations ({error}); define the "
+            "models at module level or pass input_model= and output_model= to @tool"
+        ) from error
+
+
+def _as_model(annotation: Any, func: Callable[..., Any], role: str) -> type[BaseModel]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    raise ToolDefinitionError(
+        f"{func.__qualname__}: the {role} must be annotated with a pydantic model, "
+        f"got {annotation!r} (or pass {role}_model= to @tool)"
+    )
+
+
+def _output_model_from(annotation: Any, func: Callable[..., Any]) -> type[BaseModel]:
+    """Find ``Out`` in ``Out``, ``Out | ToolResult[Out]`` or ``AsyncIterator[...]``."""
+    candidates = [annotation]
+    found: list[type[BaseModel]] = []
+    while candidates:
+        current = candidates.pop()
+        origin = typing.get_origin(current)
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            found.append(current)
+        elif origin in (typing.Union, pytypes.UnionType) or origin is ToolResult:
+            candidates.extend(typing.get_args(current))
+        elif isinstance(origin, type) and issubclass(origin, AsyncIterator | Awaitable):
+            candidates.extend(typing.get_args(current)[:1])
+    unique = list(dict.fromkeys(found))
+    if len(unique) != 1:
+        raise ToolDefinitionError(
+            f"{func.__qualname__}: cannot tell the output model from the return annotation "
+            f"{annotation!r}; return one pydantic model (or pass output_model= to @tool)"
+        )
+    return unique[0]

@@ -1,0 +1,196 @@
+"""Events the tool layer publishes on the :class:`~sammy_desktop.eventbus.EventBus`.
+
+Every call ends in exactly one of :class:`ToolCallFinished` (a success),
+:class:`ToolCallFailed` (any failure, including one the tool reported itself) or
+:class:`ToolCallCancelled` (the server cancelled it, or the app is closing), after one
+:class:`ToolCallStarted`. The UI turns these into Qt signals; the history writer records them.
+The built-in tools add their own events at the bottom.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sammy_desktop.eventbus import Event
+from sammy_desktop.tools.results import ToolErrorKind, ToolResult
+
+__all__ = [
+    "ConfirmationRequested",
+    "ConfirmationResolved",
+    "ContextShared",
+    "EndSessionRequested",
+    "EscalationRaised",
+    "ToolCallCancelled",
+    "ToolCallFailed",
+    "ToolCallFinished",
+    "ToolCallProgress",
+    "ToolCallStarted",
+    "ToolEnabledChanged",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted(Event):
+    """The model called a tool; emitted before anything is checked.
+
+    Attributes:
+        call_id: the function call id ("" when the server sent none).
+        name: the function name as sent ("" when missing).
+        arguments: the raw arguments as sent.
+    """
+
+    call_id: str
+    name: str
+    arguments: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallProgress(Event):
+    """A NON_BLOCKING streaming tool sent an intermediate answer (``will_continue``)."""
+
+    call_id: str
+    name: str
+    result: ToolResult[Any]
+    model_output: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallFinished(Event):
+    """A call succeeded.
+
+    Attributes:
+        call_id: the function call id.
+        name: the tool's name.
+        result: the full result (``result.ok`` is True), for the UI.
+        model_output: exactly the ``response`` object sent to the model.
+        duration_s: from the call's arrival to its answer, in seconds.
+    """
+
+    call_id: str
+    name: str
+    result: ToolResult[Any]
+    model_output: Mapping[str, Any]
+    duration_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallFailed(Event):
+    """A call failed; the model was told why (unless ``kind`` is ``MISSING_ID``).
+
+    Attributes:
+        call_id: the function call id ("" when the server sent none).
+        name: the function name as sent.
+        kind: why it failed.
+        problems: the sentences the model was given.
+        duration_s: from the call's arrival to its answer, in seconds.
+        result: the failure result.
+        model_output: exactly the ``response`` object sent to the model (empty when nothing
+            could be sent).
+    """
+
+    call_id: str
+    name: str
+    kind: ToolErrorKind
+    problems: tuple[str, ...]
+    duration_s: float
+    result: ToolResult[Any]
+    model_output: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallCancelled(Event):
+    """A call was cancelled (server ``toolCallCancellation`` or shutdown); nothing was sent."""
+
+    call_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmationRequested(Event):
+    """A tool asks the person before it runs; the UI shows the question."""
+
+    call_id: str
+    name: str
+    prompt: str
+    arguments: Mapping[str, Any]
+    timeout_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmationResolved(Event):
+    """The person's answer arrived, or the question timed out.
+
+    Attributes:
+        call_id: the call that asked.
+        approved: True only for an explicit yes in time.
+        reason: ``approved``, ``denied``, ``timed out``, ``no confirmation available`` or
+            ``confirmation failed``.
+        name: the tool that asked.
+    """
+
+    call_id: str
+    approved: bool
+    reason: str
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolEnabledChanged(Event):
+    """A tool was switched on or off at run time; the core re-declares the tools."""
+
+    name: str
+    enabled: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EndSessionRequested(Event):
+    """``endSession`` was confirmed.
+
+    Emitted while the call runs, before its answer is sent: the core saves the conversation
+    and closes the session once ``ToolManager.handle`` has returned (the answer is out).
+    """
+
+    reason: str
+    call_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ContextShared(Event):
+    """``getCurrentContext`` answered; this is what the model learnt and what it did not.
+
+    Attributes:
+        call_id: the call that asked.
+        shared: exactly the value sent to the model.
+        withheld: names of the privacy switches that held something back.
+    """
+
+    call_id: str
+    shared: Mapping[str, Any]
+    withheld: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EscalationRaised(Event):
+    """``escalate`` saved a record for human review.
+
+    Attributes:
+        record_id: the record's id, also told to the model and the person.
+        record_path: the JSON file written.
+        channel_opened: the support URL opened, None when none was (not configured, no UI,
+            or the system refused).
+        call_id: the call that escalated.
+        reason: why the model escalated.
+        category: the escalation category.
+        urgency: ``low``, ``medium`` or ``high``.
+    """
+
+    record_id: str
+    record_path: Path
+    channel_opened: str | None
+    call_id: str = ""
+    reason: str = ""
+    category: str = ""
+    urgency: str = ""
