@@ -1,1 +1,105 @@
-"""sim layer."""
+"""A local Gemini Live-compatible server: the offline demo backend and the test double.
+
+It speaks the real Live wire protocol over TLS on loopback, so the stock google-genai client
+talks to it unmodified (see ``shared/LIVE_PROTOCOL.md``). A :class:`Scenario` scripts the
+simulated model; a :class:`Recorder` keeps everything the client sent; test controls on
+:class:`LiveSimulator` inject goAway, dropped connections, stalls and any action at any time.
+:func:`demo_scenario` is the honest "Offline demo" the app offers without an API key.
+"""
+
+from sammy_desktop.sim.demo import demo_scenario
+from sammy_desktop.sim.pcm import VadSettings
+from sammy_desktop.sim.recorder import Received, RecordedEvent, Recorder
+from sammy_desktop.sim.scenario import (
+    Action,
+    CallTools,
+    CancelToolCalls,
+    Close,
+    Delay,
+    EchoAudio,
+    FunctionCallSpec,
+    GenerationComplete,
+    GoAway,
+    InputSignal,
+    InputTranscription,
+    Interrupted,
+    ModelText,
+    OnActivityEnd,
+    OnAny,
+    OnAudioStreamEnd,
+    OnSpeechEnd,
+    OnText,
+    OnTimer,
+    OnToolResponse,
+    OutputTranscription,
+    PcmAudio,
+    RawMessage,
+    Respond,
+    ResumptionUpdate,
+    Scenario,
+    ScenarioError,
+    SignalKind,
+    Stall,
+    Tone,
+    TranscriptEntry,
+    Trigger,
+    Turn,
+    TurnComplete,
+    TurnContext,
+    Usage,
+    WavAudio,
+)
+from sammy_desktop.sim.server import INVALID_HANDLE_REASON, INVALID_KEY_REASON, LiveSimulator
+from sammy_desktop.sim.session import SessionState
+from sammy_desktop.sim.wire import MAX_FRAME_BYTES, CloseCode
+
+__all__ = [
+    "INVALID_HANDLE_REASON",
+    "INVALID_KEY_REASON",
+    "MAX_FRAME_BYTES",
+    "Action",
+    "CallTools",
+    "CancelToolCalls",
+    "Close",
+    "CloseCode",
+    "Delay",
+    "EchoAudio",
+    "FunctionCallSpec",
+    "GenerationComplete",
+    "GoAway",
+    "InputSignal",
+    "InputTranscription",
+    "Interrupted",
+    "LiveSimulator",
+    "ModelText",
+    "OnActivityEnd",
+    "OnAny",
+    "OnAudioStreamEnd",
+    "OnSpeechEnd",
+    "OnText",
+    "OnTimer",
+    "OnToolResponse",
+    "OutputTranscription",
+    "PcmAudio",
+    "RawMessage",
+    "Received",
+    "RecordedEvent",
+    "Recorder",
+    "Respond",
+    "ResumptionUpdate",
+    "Scenario",
+    "ScenarioError",
+    "SessionState",
+    "SignalKind",
+    "Stall",
+    "Tone",
+    "TranscriptEntry",
+    "Trigger",
+    "Turn",
+    "TurnComplete",
+    "TurnContext",
+    "Usage",
+    "VadSettings",
+    "WavAudio",
+    "demo_scenario",
+]

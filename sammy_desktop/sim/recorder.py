@@ -1,0 +1,179 @@
+"""A queryable record of everything the simulator received and sent.
+
+Tests assert on it ("the client sent 3 s of audio, then activityEnd, then a tool response
+for fc-1") and wait on it without sleeping: :meth:`Recorder.wait_for` resolves as soon as
+the n-th matching event is recorded, or fails after a timeout.
+
+Inbound event kinds are the values of :class:`Received`. Every frame the simulator sends is
+recorded too, with the kind ``"sent.<topLevelKey>"`` (e.g. ``"sent.toolCall"``), so a test can
+also wait until the simulator has said something.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+__all__ = ["Received", "RecordedEvent", "Recorder"]
+
+
+class Received(StrEnum):
+    """Kinds of inbound events the recorder keeps."""
+
+    CONNECT = "connect"  # a websocket connection was accepted (before authentication)
+    SETUP = "setup"
+    AUDIO = "audio"
+    VIDEO = "video"
+    ACTIVITY_START = "activity_start"
+    ACTIVITY_END = "activity_end"
+    AUDIO_STREAM_END = "audio_stream_end"
+    TEXT = "text"  # realtimeInput.text
+    CLIENT_CONTENT = "client_content"
+    TOOL_RESPONSE = "tool_response"
+    CONTEXT_UPDATE = "context_update"
+    REFUSED = "refused"  # the simulator closed the connection because of the client
+    DISCONNECT = "disconnect"
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedEvent:
+    """One thing the simulator received or sent.
+
+    Attributes:
+        kind: A :class:`Received` value, or ``"sent.<key>"`` for outbound frames.
+        connection_id: 1 for the first websocket connection, 2 for the next, ...
+        session_id: The Live session (shared by resumed connections); empty before setup.
+        monotonic_time: ``time.monotonic()`` at arrival.
+        data: The message body (for audio: mime type and byte count, not the bytes).
+        audio: The raw PCM for ``audio`` events, else empty.
+    """
+
+    kind: str
+    connection_id: int
+    session_id: str
+    monotonic_time: float
+    data: Mapping[str, Any] = field(default_factory=dict)
+    audio: bytes = b""
+
+    @property
+    def byte_count(self) -> int:
+        """Number of audio bytes carried (0 for non-audio events)."""
+        return len(self.audio)
+
+
+_Predicate = Callable[[RecordedEvent], bool]
+
+
+@dataclass(slots=True)
+class _Waiter:
+    kind: str | None
+    count: int
+    predicate: _Predicate | None
+    future: asyncio.Future[list[RecordedEvent]]
+
+
+class Recorder:
+    """Keeps every :class:`RecordedEvent` in arrival order; all methods run on the loop."""
+
+    def __init__(self) -> None:
+        self._events: list[RecordedEvent] = []
+        self._waiters: list[_Waiter] = []
+
+    def record(
+        self,
+        kind: str,
+        *,
+        connection_id: int,
+        session_id: str = "",
+        data: Mapping[str, Any] | None = None,
+        audio: bytes = b"",
+    ) -> RecordedEvent:
+        """Append one event and wake the waiters it satisfies."""
+        event = RecordedEvent(
+            kind=str(kind),
+            connection_id=connection_id,
+            session_id=session_id,
+            monotonic_time=time.monotonic(),
+            data=data or {},
+            audio=audio,
+        )
+        self._events.append(event)
+        for waiter in list(self._waiters):
+            if waiter.future.done():
+                self._waiters.remove(waiter)
+                continue
+            matches = self.events(waiter.kind, waiter.predicate)
+            if len(matches) >= waiter.count:
+                waiter.future.set_result(matches[: waiter.count])
+                self._waiters.remove(waiter)
+        return event
+
+    def events(
+        self, kind: str | None = None, predicate: _Predicate | None = None
+    ) -> list[RecordedEvent]:
+        """Return the events of one kind (all when ``kind`` is None), optionally filtered."""
+        return [
+            event
+            for event in self._events
+            if (kind is None or event.kind == kind) and (predicate is None or predicate(event))
+        ]
+
+    def count(self, kind: str) -> int:
+        """Return how many events of ``kind`` were recorded."""
+        return len(self.events(kind))
+
+    async def wait_for(
+        self,
+        kind: str | None,
+        count: int = 1,
+        timeout: float = 5.0,  # noqa: ASYNC109 - tests read best with the deadline inline
+        predicate: _Predicate | None = None,
+    ) -> list[RecordedEvent]:
+        """Wait until ``count`` events of ``kind`` (matching ``predicate``) are recorded.
+
+        Returns:
+            The first ``count`` matching events.
+
+        Raises:
+            TimeoutError: When they do not arrive in time; the message says what was seen.
+        """
+        matches = self.events(kind, predicate)
+        if len(matches) >= count:
+            return matches[:count]
+        future: asyncio.Future[list[RecordedEvent]] = asyncio.get_running_loop().create_future()
+        waiter = _Waiter(kind=kind, count=count, predicate=predicate, future=future)
+        self._waiters.append(waiter)
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            seen = len(self.events(kind, predicate))
+            kinds = [event.kind for event in self._events[-20:]]
+            raise TimeoutError(
+                f"waited {timeout} s for {count} {kind!r} event(s), saw {seen}; "
+                f"last events: {kinds}"
+            ) from None
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+
+    def audio_bytes(self, connection_id: int | None = None) -> bytes:
+        """Return all received microphone audio concatenated (optionally for one connection)."""
+        return b"".join(
+            event.audio
+            for event in self.events(Received.AUDIO)
+            if connection_id is None or event.connection_id == connection_id
+        )
+
+    def sent(self, key: str | None = None) -> list[RecordedEvent]:
+        """Return the frames the simulator sent, optionally only those with top-level ``key``."""
+        if key is not None:
+            return self.events(f"sent.{key}")
+        return [event for event in self._events if event.kind.startswith("sent.")]
+
+    def clear(self) -> None:
+        """Forget everything recorded so far (waiters stay)."""
+        self._events.clear()

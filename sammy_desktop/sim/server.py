@@ -1,0 +1,377 @@
+"""The simulator's server: TLS websocket on loopback, authentication, resumption, test controls.
+
+:class:`LiveSimulator` is started with ``async with``::
+
+    async with LiveSimulator(scenario, api_keys=("test-key",)) as sim:
+        client = genai.Client(api_key="test-key", http_options=sim.http_options())
+        async with client.aio.live.connect(model="gemini-live-2.5-flash-preview") as session:
+            ...
+        await sim.recorder.wait_for(Received.ACTIVITY_END)
+
+It checks what the service checks (the path by its suffix, for any api version; the API key
+in ``x-goog-api-key``, or ``Authorization: Token`` for ephemeral tokens), refuses what the
+service refuses with the same close codes, and hands every accepted connection to a
+:class:`~sammy_desktop.sim.session.SimulatedConnection` that plays the scenario.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import secrets
+import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types as genai_types
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Response
+
+from sammy_desktop.sim.recorder import Received, Recorder
+from sammy_desktop.sim.scenario import Action, GoAway, Scenario
+from sammy_desktop.sim.session import SessionState, SimulatedConnection, close_websocket
+from sammy_desktop.sim.tls import ThrowawayCertificateAuthority
+from sammy_desktop.sim.wire import CloseCode, ProtocolError, parse_setup_frame
+
+if TYPE_CHECKING:
+    import ssl
+    from pathlib import Path
+    from types import TracebackType
+
+    from websockets.asyncio.server import Server
+    from websockets.http11 import Request
+
+__all__ = [
+    "INVALID_HANDLE_REASON",
+    "INVALID_KEY_REASON",
+    "LiveSimulator",
+]
+
+_log = logging.getLogger(__name__)
+
+INVALID_KEY_REASON = "API key not valid. Please pass a valid API key."
+INVALID_HANDLE_REASON = "Request contains an invalid argument. (session resumption handle)"
+_PATH_PREFIX = "/ws/google.ai.generativelanguage."
+_PATH_SUFFIXES = (
+    ".GenerativeService.BidiGenerateContent",
+    ".GenerativeService.BidiGenerateContentConstrained",
+)
+_SETUP_TIMEOUT_S = 30.0
+_STOP_TIMEOUT_S = 5.0
+# The client caps incoming frames at 1 MiB; we accept bigger client frames than that
+# so that a client bug shows up in the recorder rather than as a mysterious 1009.
+_MAX_CLIENT_FRAME_BYTES = 16 * 1024 * 1024
+
+
+class LiveSimulator:
+    """A local Gemini Live-compatible endpoint for tests and the offline demo.
+
+    Args:
+        scenario: What the simulated model does (an empty scenario only sends setupComplete).
+        api_keys: Keys accepted in ``x-goog-api-key``; None accepts any non-empty key.
+        host: Interface to bind; loopback by default.
+        port: TCP port; 0 picks a free one.
+        realtime: Pace model audio at real time (the app), or send it as fast as possible
+            (tests). Audio actions can override it.
+        handle_ttl_s: How long a resumption handle stays valid (the service: 2 hours).
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario | None = None,
+        *,
+        api_keys: Iterable[str] | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        realtime: bool = False,
+        handle_ttl_s: float = 2 * 60 * 60,
+    ) -> None:
+        self._scenario = scenario or Scenario()
+        self._api_keys = frozenset(api_keys) if api_keys is not None else None
+        self._host = host
+        self._requested_port = port
+        self._realtime = realtime
+        self._handle_ttl_s = handle_ttl_s
+        self.recorder = Recorder()
+        self._authority: ThrowawayCertificateAuthority | None = None
+        self._client_context: ssl.SSLContext | None = None
+        self._server: Server | None = None
+        self._port = 0
+        self._connection_ids = itertools.count(1)
+        self._session_ids = itertools.count(1)
+        self._connection_count = 0
+        self._connections: dict[int, SimulatedConnection] = {}
+        self._sockets: set[ServerConnection] = set()
+        self._sessions: list[SessionState] = []
+        self._handles: dict[str, tuple[SessionState, float]] = {}
+        self._running = asyncio.Event()
+        self._running.set()
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def __aenter__(self) -> LiveSimulator:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    async def start(self) -> None:
+        """Make the certificate authority and start listening."""
+        if self._server is not None:
+            raise RuntimeError("the simulator is already running")
+        # Making keys takes a moment of CPU; keep it off the event loop.
+        self._authority = await asyncio.to_thread(ThrowawayCertificateAuthority, self._host)
+        self._client_context = self._authority.client_context()
+        self._server = await serve(
+            self._serve_connection,
+            self._host,
+            self._requested_port,
+            ssl=self._authority.server_context(),
+            process_request=self._check_path,
+            max_size=_MAX_CLIENT_FRAME_BYTES,
+        )
+        self._port = self._server.sockets[0].getsockname()[1] if self._server.sockets else 0
+        _log.info(
+            "Live simulator listening on %s (scenario %r)", self.base_url, self._scenario.name
+        )
+
+    async def stop(self) -> None:
+        """Close every connection (1001) and stop listening; calling it twice is harmless."""
+        server, self._server = self._server, None
+        if server is not None:
+            self._running.set()
+            server.close(close_connections=True)
+            try:
+                await asyncio.wait_for(server.wait_closed(), _STOP_TIMEOUT_S)
+            except TimeoutError:
+                _log.warning(
+                    "Live simulator connections did not close within %s s", _STOP_TIMEOUT_S
+                )
+        if self._authority is not None:
+            self._authority.remove_files()
+
+    # ------------------------------------------------------------ how to reach it
+
+    @property
+    def port(self) -> int:
+        """The TCP port (known after start)."""
+        return self._port
+
+    @property
+    def base_url(self) -> str:
+        """``https://HOST:PORT``; the SDK rewrites the scheme to ``wss``."""
+        host = f"[{self._host}]" if ":" in self._host else self._host
+        return f"https://{host}:{self._port}"
+
+    @property
+    def ssl_context(self) -> ssl.SSLContext:
+        """A client context trusting the simulator's throwaway CA."""
+        if self._client_context is None:
+            raise RuntimeError("start the simulator first")
+        return self._client_context
+
+    @property
+    def ca_pem_path(self) -> Path:
+        """The CA as a PEM file, for ``SSL_CERT_FILE``."""
+        if self._authority is None:
+            raise RuntimeError("start the simulator first")
+        return self._authority.ca_pem_path
+
+    def http_options(self, api_version: str | None = None) -> genai_types.HttpOptions:
+        """Options that point a ``genai.Client`` at this simulator and trust its CA.
+
+        Args:
+            api_version: e.g. ``"v1beta"``; None keeps the SDK's default.
+        """
+        return genai_types.HttpOptions(
+            base_url=self.base_url,
+            api_version=api_version,
+            async_client_args={"ssl": self.ssl_context},
+        )
+
+    # ------------------------------------------------------------ state for tests
+
+    @property
+    def connection_count(self) -> int:
+        """Websocket connections accepted so far (refused ones included)."""
+        return self._connection_count
+
+    @property
+    def open_connection_count(self) -> int:
+        """Connections currently open and set up."""
+        return len(self._connections)
+
+    @property
+    def sessions(self) -> tuple[SessionState, ...]:
+        """Every Live session so far, oldest first (resumed connections share one)."""
+        return tuple(self._sessions)
+
+    @property
+    def stalled(self) -> bool:
+        """True while :meth:`set_stalled` holds every outbound frame back."""
+        return not self._running.is_set()
+
+    # ------------------------------------------------------------ test controls
+
+    def set_stalled(self, stalled: bool) -> None:
+        """Hang (True) or resume (False) the simulated service.
+
+        While stalled, nothing is sent (not even setupComplete), input is still read and
+        recorded, turns still fire and play once the stall ends. Test controls
+        (:meth:`inject`, :meth:`send_go_away`, :meth:`drop_connections`) still work.
+        """
+        if stalled:
+            self._running.clear()
+        else:
+            self._running.set()
+            for connection in self._connections.values():
+                connection.wake()
+
+    async def inject(self, action: Action, *, connection_id: int | None = None) -> None:
+        """Carry out ``action`` now on every open connection (or one), beside the scenario."""
+        targets = [
+            connection
+            for connection in list(self._connections.values())
+            if connection_id is None or connection.connection_id == connection_id
+        ]
+        await asyncio.gather(*(connection.perform_now(action) for connection in targets))
+
+    async def send_go_away(self, time_left_s: float = 50.0) -> None:
+        """Send goAway to every open connection."""
+        await self.inject(GoAway(time_left_s=time_left_s))
+
+    async def drop_connections(
+        self, code: int | None = CloseCode.INTERNAL, reason: str = "Internal error encountered."
+    ) -> None:
+        """Close every open websocket: with ``code``, or abruptly (TCP reset) when None/1006.
+
+        The client sees ``APIError`` with that code (1006 for an abrupt close).
+        """
+        await asyncio.gather(
+            *(close_websocket(websocket, code, reason) for websocket in list(self._sockets))
+        )
+
+    def expire_resumption_handles(self) -> None:
+        """Forget every handle issued so far, as if they had all expired."""
+        self._handles.clear()
+
+    # ------------------------------------------------------------ serving
+
+    def _check_path(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if _PATH_PREFIX in path and path.endswith(_PATH_SUFFIXES):
+            return None
+        self.recorder.record(
+            Received.REFUSED,
+            connection_id=0,
+            data={"code": 404, "reason": f"unknown path {request.path}"},
+        )
+        return connection.respond(404, f"Not Found: {request.path}\n")
+
+    def _key_from(self, websocket: ServerConnection) -> str:
+        headers = websocket.request.headers if websocket.request is not None else None
+        if headers is None:
+            return ""
+        key = headers.get("x-goog-api-key")
+        if key:
+            return str(key)
+        authorization = str(headers.get("authorization") or "")
+        if authorization.startswith("Token "):
+            return authorization.removeprefix("Token ")
+        return ""
+
+    def issue_handle(self, state: SessionState) -> str:
+        """Give out a new resumption handle for ``state``."""
+        handle = secrets.token_urlsafe(24)
+        self._handles[handle] = (state, time.monotonic())
+        return handle
+
+    def _resolve_handle(self, handle: str) -> SessionState | None:
+        entry = self._handles.get(handle)
+        if entry is None:
+            return None
+        state, issued = entry
+        if time.monotonic() - issued > self._handle_ttl_s:
+            del self._handles[handle]
+            return None
+        return state
+
+    async def _refuse(
+        self, websocket: ServerConnection, connection_id: int, code: int, reason: str
+    ) -> None:
+        _log.info("Live simulator refused connection %d: %d %s", connection_id, code, reason)
+        self.recorder.record(
+            Received.REFUSED, connection_id=connection_id, data={"code": code, "reason": reason}
+        )
+        await websocket.close(code, reason)
+
+    async def _serve_connection(self, websocket: ServerConnection) -> None:
+        connection_id = next(self._connection_ids)
+        self._connection_count += 1
+        self._sockets.add(websocket)
+        path = websocket.request.path if websocket.request is not None else ""
+        self.recorder.record(Received.CONNECT, connection_id=connection_id, data={"path": path})
+        try:
+            await self._serve_setup(websocket, connection_id)
+        finally:
+            self._sockets.discard(websocket)
+            self._connections.pop(connection_id, None)
+            self.recorder.record(
+                Received.DISCONNECT,
+                connection_id=connection_id,
+                data={"code": websocket.close_code, "reason": websocket.close_reason},
+            )
+
+    async def _serve_setup(self, websocket: ServerConnection, connection_id: int) -> None:
+        try:
+            frame = await asyncio.wait_for(websocket.recv(), _SETUP_TIMEOUT_S)
+        except (ConnectionClosed, TimeoutError):
+            return
+        try:
+            setup = parse_setup_frame(frame)
+        except ProtocolError as error:
+            await self._refuse(websocket, connection_id, CloseCode.INVALID_ARGUMENT, str(error))
+            return
+        key = self._key_from(websocket)
+        if not key or (self._api_keys is not None and key not in self._api_keys):
+            await self._refuse(websocket, connection_id, CloseCode.POLICY, INVALID_KEY_REASON)
+            return
+        if setup.resumption_handle is not None:
+            resumed = self._resolve_handle(setup.resumption_handle)
+            if resumed is None:
+                await self._refuse(
+                    websocket, connection_id, CloseCode.INVALID_ARGUMENT, INVALID_HANDLE_REASON
+                )
+                return
+            state = resumed
+        else:
+            state = SessionState(f"sim-session-{next(self._session_ids)}", self._scenario)
+            self._sessions.append(state)
+        state.function_names = setup.function_names
+        setup_data: dict[str, Any] = dict(setup.raw)
+        self.recorder.record(
+            Received.SETUP,
+            connection_id=connection_id,
+            session_id=state.session_id,
+            data=setup_data,
+        )
+        connection = SimulatedConnection(
+            websocket=websocket,
+            connection_id=connection_id,
+            state=state,
+            setup=setup,
+            recorder=self.recorder,
+            issue_handle=self.issue_handle,
+            running=self._running,
+            realtime=self._realtime,
+        )
+        self._connections[connection_id] = connection
+        await connection.run()

@@ -1,0 +1,684 @@
+"""One simulated Live connection: reads client frames, fires turns, plays their actions.
+
+:class:`SessionState` is what a Live session keeps across resumed connections (scenario
+position, transcript, pending function calls). :class:`SimulatedConnection` serves one
+websocket: a reader loop records and interprets every client frame, and a player task plays
+the turns the scenario fires, one at a time.
+
+Barge-in follows the service: while model audio is streaming, an ``activityStart`` (or, with
+automatic activity detection on, a chunk of audio louder than the VAD threshold) cancels the
+playing turn, then ``interrupted`` is sent. The rest of that turn is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+import json
+import logging
+import re
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from websockets.exceptions import ConnectionClosed
+
+from sammy_desktop.sim.pcm import (
+    OUTPUT_RATE,
+    EnergyVad,
+    chunk_pcm,
+    pcm_rms,
+    read_wav_pcm,
+    resample_pcm16,
+    tone_pcm,
+    trim_silence,
+)
+from sammy_desktop.sim.recorder import Received, Recorder
+from sammy_desktop.sim.scenario import (
+    Action,
+    CallTools,
+    CancelToolCalls,
+    Close,
+    Delay,
+    EchoAudio,
+    GenerationComplete,
+    GoAway,
+    InputSignal,
+    InputTranscription,
+    Interrupted,
+    ModelText,
+    OutputTranscription,
+    PcmAudio,
+    RawMessage,
+    Respond,
+    ResumptionUpdate,
+    Scenario,
+    SignalKind,
+    Stall,
+    Tone,
+    TranscriptEntry,
+    Turn,
+    TurnComplete,
+    TurnContext,
+    Usage,
+    WavAudio,
+    timer_of,
+)
+from sammy_desktop.sim.wire import (
+    MAX_FRAME_BYTES,
+    ActivityEnd,
+    ActivityStart,
+    AudioStreamEnd,
+    ClientContent,
+    ClientMessage,
+    CloseCode,
+    ContextUpdate,
+    ProtocolError,
+    RealtimeAudio,
+    RealtimeText,
+    RealtimeVideo,
+    Setup,
+    ToolResponse,
+    audio_message,
+    format_duration,
+    parse_client_frame,
+    server_content_message,
+)
+
+if TYPE_CHECKING:
+    from websockets.asyncio.server import ServerConnection
+
+__all__ = [
+    "SessionState",
+    "SimulatedConnection",
+    "SimulatorScenarioError",
+    "close_websocket",
+    "split_text",
+]
+
+_log = logging.getLogger(__name__)
+
+# Raw PCM per frame: base64 grows it by 4/3, plus JSON; 512 KiB stays well under 1 MiB.
+_MAX_AUDIO_BYTES_PER_FRAME = 512 * 1024
+# Keep at most this much microphone audio for echo (hands-free streams never stop).
+_MAX_USER_AUDIO_SECONDS = 120
+# Close reasons are limited to 123 bytes by the websocket protocol.
+_MAX_REASON_BYTES = 123
+_INTERNAL_ERROR_REASON = "Internal error encountered."
+
+# Set inside tasks started by test controls, so they get through a stall.
+_bypass_stall: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "sammy_sim_bypass_stall", default=False
+)
+
+
+class SimulatorScenarioError(RuntimeError):
+    """A scenario action that cannot be carried out (e.g. a frame that would exceed 1 MiB)."""
+
+
+def split_text(text: str, pieces: int) -> list[str]:
+    """Split text into at most ``pieces`` non-empty parts at word boundaries.
+
+    Joining the parts gives back the text exactly.
+    """
+    words = re.findall(r"\s*\S+\s*", text) or ([text] if text else [])
+    count = max(1, min(pieces, len(words)))
+    parts = []
+    for index in range(count):
+        start = index * len(words) // count
+        end = (index + 1) * len(words) // count
+        parts.append("".join(words[start:end]))
+    return [part for part in parts if part]
+
+
+def _truncate_reason(reason: str) -> str:
+    encoded = reason.encode("utf-8")[:_MAX_REASON_BYTES]
+    return encoded.decode("utf-8", errors="ignore")
+
+
+async def close_websocket(websocket: ServerConnection, code: int | None, reason: str = "") -> None:
+    """Close with ``code``; None or 1006 drops the TCP link with no close frame.
+
+    Args:
+        websocket: The server side of a connection.
+        code: A websocket close code, or None / 1006 for an abrupt close.
+        reason: The close reason (cut to the protocol's 123 bytes).
+    """
+    if code is None or code == CloseCode.ABNORMAL:
+        websocket.transport.abort()
+        return
+    await websocket.close(code, _truncate_reason(reason))
+
+
+class SessionState:
+    """What one Live session keeps across resumed connections.
+
+    Args:
+        session_id: Sent in setupComplete; shared by every connection of the session.
+        scenario: The script this session plays.
+    """
+
+    def __init__(self, session_id: str, scenario: Scenario) -> None:
+        self.session_id = session_id
+        self.scenario = scenario
+        self.position = 0
+        self.transcript: list[TranscriptEntry] = []
+        self.function_names: tuple[str, ...] = ()
+        self.pending_calls: dict[str, str] = {}
+        self.next_call_number = 1
+        self.client_messages = 0
+        self.client_content_text: list[str] = []
+
+    def next_call_id(self) -> str:
+        """Return a fresh function call id (``fc-1``, ``fc-2``...)."""
+        call_id = f"fc-{self.next_call_number}"
+        self.next_call_number += 1
+        return call_id
+
+
+class SimulatedConnection:
+    """Serves one accepted and authenticated websocket.
+
+    Args:
+        websocket: The server side of the connection (setup already read).
+        connection_id: Number of this connection in the simulator's life.
+        state: The session it belongs to (new or resumed).
+        setup: The setup message this connection sent.
+        recorder: Where every frame is recorded.
+        issue_handle: Gives out a resumption handle for a session.
+        running: Set while the simulator is not stalled; every outbound frame waits for it.
+        realtime: Default pacing of model audio.
+    """
+
+    def __init__(
+        self,
+        *,
+        websocket: ServerConnection,
+        connection_id: int,
+        state: SessionState,
+        setup: Setup,
+        recorder: Recorder,
+        issue_handle: Callable[[SessionState], str],
+        running: asyncio.Event,
+        realtime: bool,
+    ) -> None:
+        self._ws = websocket
+        self.connection_id = connection_id
+        self.state = state
+        self.setup = setup
+        self._recorder = recorder
+        self._issue_handle = issue_handle
+        self._simulator_running = running
+        self._realtime = realtime
+        self._connection_running = asyncio.Event()
+        self._connection_running.set()
+        self._stalled = False
+        self._send_lock = asyncio.Lock()
+        self._ready: deque[tuple[Turn, TurnContext]] = deque()
+        self._wake = asyncio.Event()
+        self._turn_task: asyncio.Task[None] | None = None
+        self._side_tasks: set[asyncio.Task[None]] = set()
+        self._audio_streaming = False
+        self._vad = EnergyVad(state.scenario.vad)
+        self._user_audio = bytearray()
+        self._user_audio_rate = 16000
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def run(self) -> None:
+        """Send setupComplete, then serve the connection until it closes."""
+        # setupComplete waits out a stall, unless the client gives up first.
+        setup_complete = asyncio.create_task(
+            self._send({"setupComplete": {"sessionId": self.state.session_id}}),
+            name=f"sim-setup-complete-{self.connection_id}",
+        )
+        closed = asyncio.create_task(
+            self._ws.wait_closed(), name=f"sim-wait-closed-{self.connection_id}"
+        )
+        await asyncio.wait({setup_complete, closed}, return_when=asyncio.FIRST_COMPLETED)
+        closed.cancel()
+        if not setup_complete.done() or setup_complete.cancelled() or setup_complete.exception():
+            setup_complete.cancel()
+            await asyncio.wait({setup_complete, closed})
+            return
+        player = asyncio.create_task(self._play_turns(), name=f"sim-player-{self.connection_id}")
+        try:
+            async for frame in self._ws:
+                await self._handle_frame(frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            tasks = [player, *self._side_tasks]
+            if self._turn_task is not None:
+                tasks.append(self._turn_task)
+            for task in tasks:
+                task.cancel()
+            await asyncio.wait(tasks, timeout=5)
+
+    def wake(self) -> None:
+        """Re-check timers and the stall state (called when the simulator un-stalls)."""
+        self._wake.set()
+
+    @property
+    def stalled(self) -> bool:
+        """True after a :class:`Stall` action: this connection never answers again."""
+        return self._stalled
+
+    async def close(self, code: int | None, reason: str = "") -> None:
+        """Close with ``code``; None or 1006 drops the TCP link with no close frame."""
+        await close_websocket(self._ws, code, reason)
+
+    async def perform_now(self, action: Action) -> None:
+        """Carry out ``action`` at once, beside the playing turn and through a stall.
+
+        Raises:
+            Exception: Whatever the action raised, except a closed connection.
+        """
+
+        async def perform() -> None:
+            # The context variable is set inside the new task only, never in the caller's.
+            _bypass_stall.set(True)
+            context = self._context(InputSignal(SignalKind.INJECTED), consume=False)
+            await self._perform(action, context)
+
+        task = asyncio.create_task(perform(), name=f"sim-inject-{self.connection_id}")
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
+        await asyncio.wait({task})
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None and not isinstance(error, ConnectionClosed):
+            raise error
+
+    # ------------------------------------------------------------ input
+
+    async def _handle_frame(self, frame: str | bytes) -> None:
+        self.state.client_messages += 1
+        try:
+            messages = parse_client_frame(frame)
+        except ProtocolError as error:
+            reason = str(error)
+            _log.warning("connection %d: refusing frame: %s", self.connection_id, reason)
+            self._record(
+                Received.REFUSED, {"code": int(CloseCode.INVALID_ARGUMENT), "reason": reason}
+            )
+            await self.close(CloseCode.INVALID_ARGUMENT, reason)
+            return
+        for message in messages:
+            await self._handle_message(message)
+
+    async def _handle_message(self, message: ClientMessage) -> None:
+        state = self.state
+        if isinstance(message, RealtimeAudio):
+            self._record(
+                Received.AUDIO,
+                {"mime_type": message.mime_type, "byte_count": len(message.pcm)},
+                audio=message.pcm,
+            )
+            await self._on_audio(message)
+        elif isinstance(message, RealtimeVideo):
+            self._record(
+                Received.VIDEO, {"mime_type": message.mime_type, "byte_count": len(message.data)}
+            )
+        elif isinstance(message, ActivityStart):
+            self._record(Received.ACTIVITY_START)
+            if self._audio_streaming:
+                await self._barge_in()
+            self._user_audio.clear()
+            self._vad.reset()
+        elif isinstance(message, ActivityEnd):
+            self._record(Received.ACTIVITY_END)
+            self._fire(InputSignal(SignalKind.ACTIVITY_END))
+        elif isinstance(message, AudioStreamEnd):
+            self._record(Received.AUDIO_STREAM_END)
+            if self.setup.automatic_activity_detection and self._vad.end_of_stream():
+                self._fire(InputSignal(SignalKind.SPEECH_END))
+            self._fire(InputSignal(SignalKind.AUDIO_STREAM_END))
+        elif isinstance(message, RealtimeText):
+            self._record(Received.TEXT, {"text": message.text})
+            state.transcript.append(TranscriptEntry("user", message.text))
+            self._fire(InputSignal(SignalKind.TEXT, text=message.text))
+        elif isinstance(message, ClientContent):
+            self._record(
+                Received.CLIENT_CONTENT,
+                {
+                    "turns": list(message.turns),
+                    "turn_complete": message.turn_complete,
+                    "text": message.text,
+                },
+            )
+            state.client_content_text.append(message.text)
+            if message.turn_complete:
+                text = "".join(state.client_content_text)
+                state.client_content_text.clear()
+                state.transcript.append(TranscriptEntry("user", text))
+                self._fire(InputSignal(SignalKind.TEXT, text=text))
+        elif isinstance(message, ToolResponse):
+            self._on_tool_response(message)
+        elif isinstance(message, ContextUpdate):
+            self._record(Received.CONTEXT_UPDATE, dict(message.raw))
+            if message.function_names is not None:
+                state.function_names = message.function_names
+
+    async def _on_audio(self, message: RealtimeAudio) -> None:
+        if message.sample_rate != self._user_audio_rate:
+            self._user_audio.clear()
+            self._user_audio_rate = message.sample_rate
+        self._user_audio += message.pcm
+        limit = _MAX_USER_AUDIO_SECONDS * self._user_audio_rate * 2
+        if len(self._user_audio) > limit:
+            del self._user_audio[: len(self._user_audio) - limit]
+        if not self.setup.automatic_activity_detection:
+            # Push-to-talk: the client decides turns with activityStart/activityEnd.
+            return
+        if self._audio_streaming and pcm_rms(message.pcm) >= self.state.scenario.vad.threshold_rms:
+            await self._barge_in()
+        if self._vad.feed(message.pcm, message.sample_rate):
+            self._fire(InputSignal(SignalKind.SPEECH_END))
+
+    def _on_tool_response(self, message: ToolResponse) -> None:
+        state = self.state
+        self._record(
+            Received.TOOL_RESPONSE,
+            {
+                "function_responses": [
+                    {
+                        "id": r.id,
+                        "name": r.name,
+                        "response": dict(r.response),
+                        "scheduling": r.scheduling,
+                        "will_continue": r.will_continue,
+                    }
+                    for r in message.responses
+                ]
+            },
+        )
+        for response in message.responses:
+            if not response.will_continue:
+                state.pending_calls.pop(response.id, None)
+            state.transcript.append(
+                TranscriptEntry("tool", f"{response.name}: {json.dumps(dict(response.response))}")
+            )
+        self._fire(
+            InputSignal(
+                SignalKind.TOOL_RESPONSE,
+                tool_responses=message.responses,
+                pending_calls=len(state.pending_calls),
+            )
+        )
+
+    def _record(self, kind: str, data: Mapping[str, Any] | None = None, audio: bytes = b"") -> None:
+        self._recorder.record(
+            kind,
+            connection_id=self.connection_id,
+            session_id=self.state.session_id,
+            data=data,
+            audio=audio,
+        )
+
+    # ------------------------------------------------------------ turns
+
+    def _fire(self, signal: InputSignal) -> None:
+        """Offer an input to the next turn; queue the turn when its trigger matches."""
+        if self._stalled:
+            return
+        turn = self.state.scenario.turn_at(self.state.position)
+        if turn is None or not turn.trigger.matches(signal):
+            return
+        self.state.position += 1
+        self._ready.append((turn, self._context(signal, consume=True)))
+        self._wake.set()
+
+    def _context(self, signal: InputSignal, *, consume: bool) -> TurnContext:
+        audio = bytes(self._user_audio)
+        if consume:
+            self._user_audio.clear()
+        speech = trim_silence(
+            audio,
+            sample_rate=self._user_audio_rate,
+            threshold_rms=self.state.scenario.vad.threshold_rms,
+        )
+        return TurnContext(
+            signal=signal,
+            user_audio=audio,
+            user_audio_rate=self._user_audio_rate,
+            user_speech=speech,
+            function_names=self.state.function_names,
+            transcript=tuple(self.state.transcript),
+            session_id=self.state.session_id,
+            setup=self.setup,
+        )
+
+    async def _play_turns(self) -> None:
+        """The player task: plays ready turns in order and runs timers while idle."""
+        while True:
+            if self._ready:
+                turn, context = self._ready.popleft()
+                await self._play(turn, context)
+                continue
+            self._wake.clear()
+            next_turn = self.state.scenario.turn_at(self.state.position)
+            timer = None if next_turn is None or self._stalled else timer_of(next_turn.trigger)
+            if timer is None:
+                await self._wake.wait()
+                continue
+            try:
+                await asyncio.wait_for(self._wake.wait(), timer)
+            except TimeoutError:
+                self._fire(InputSignal(SignalKind.TIMER))
+
+    async def _play(self, turn: Turn, context: TurnContext) -> None:
+        task = asyncio.create_task(
+            self._perform_all(turn.actions, context),
+            name=f"sim-turn-{self.connection_id}-{self.state.position}",
+        )
+        self._turn_task = task
+        try:
+            await asyncio.wait({task})
+        finally:
+            self._turn_task = None
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is None or isinstance(error, ConnectionClosed):
+            return
+        _log.error("scenario %r failed: %s", self.state.scenario.name, error, exc_info=error)
+        await self.close(CloseCode.INTERNAL, _INTERNAL_ERROR_REASON)
+
+    async def _barge_in(self) -> None:
+        task = self._turn_task
+        if task is None or task.done():
+            return
+        task.cancel()
+        await asyncio.wait({task})
+        self._audio_streaming = False
+        await self._send(server_content_message(interrupted=True))
+
+    # ------------------------------------------------------------ actions
+
+    async def _perform_all(self, actions: Sequence[Action], context: TurnContext) -> None:
+        for action in actions:
+            await self._perform(action, context)
+
+    async def _perform(self, action: Action, context: TurnContext) -> None:
+        if isinstance(action, Respond):
+            result = action.handler(context)
+            actions = await result if inspect.isawaitable(result) else result
+            await self._perform_all(actions, context)
+        elif isinstance(action, InputTranscription):
+            await self._send_input_transcription(action)
+        elif isinstance(action, OutputTranscription):
+            self.state.transcript.append(TranscriptEntry("model", action.text))
+            if self.setup.output_transcription:
+                for piece in split_text(action.text, action.pieces):
+                    await self._send(server_content_message(outputTranscription={"text": piece}))
+        elif isinstance(action, ModelText):
+            self.state.transcript.append(TranscriptEntry("model", action.text))
+            for piece in split_text(action.text, action.pieces):
+                await self._send(server_content_message(modelTurn={"parts": [{"text": piece}]}))
+        elif isinstance(action, Tone | WavAudio | EchoAudio | PcmAudio):
+            await self._play_audio(action, await self._audio_for(action, context))
+        elif isinstance(action, CallTools):
+            await self._call_tools(action)
+        elif isinstance(action, CancelToolCalls):
+            ids = list(self.state.pending_calls) if action.ids is None else list(action.ids)
+            for call_id in ids:
+                self.state.pending_calls.pop(call_id, None)
+            await self._send({"toolCallCancellation": {"ids": ids}})
+        elif isinstance(action, GenerationComplete):
+            await self._send(server_content_message(generationComplete=True))
+        elif isinstance(action, TurnComplete):
+            await self._send(
+                server_content_message(
+                    turnComplete=True,
+                    turnCompleteReason=action.reason,
+                    waitingForInput=action.waiting_for_input,
+                )
+            )
+            if self.state.scenario.auto_resumption_updates and self.setup.resumption_requested:
+                await self._send_resumption_update(resumable=True)
+        elif isinstance(action, Interrupted):
+            await self._send(server_content_message(interrupted=True))
+        elif isinstance(action, ResumptionUpdate):
+            await self._send_resumption_update(resumable=action.resumable)
+        elif isinstance(action, GoAway):
+            await self._send({"goAway": {"timeLeft": format_duration(action.time_left_s)}})
+        elif isinstance(action, Usage):
+            total = action.total_tokens
+            if total is None:
+                total = action.prompt_tokens + action.response_tokens
+            await self._send(
+                {
+                    "usageMetadata": {
+                        "promptTokenCount": action.prompt_tokens,
+                        "responseTokenCount": action.response_tokens,
+                        "totalTokenCount": total,
+                    }
+                }
+            )
+        elif isinstance(action, Delay):
+            await asyncio.sleep(action.seconds)
+        elif isinstance(action, Stall):
+            self._stalled = True
+            self._connection_running.clear()
+        elif isinstance(action, Close):
+            await self.close(action.code, action.reason)
+        elif isinstance(action, RawMessage):
+            await self._send(dict(action.message))
+
+    async def _send_input_transcription(self, action: InputTranscription) -> None:
+        self.state.transcript.append(TranscriptEntry("user", action.text))
+        if not self.setup.input_transcription:
+            return
+        pieces = split_text(action.text, action.pieces)
+        for index, piece in enumerate(pieces):
+            last = index == len(pieces) - 1
+            transcription: dict[str, Any] = {"text": piece}
+            if last and action.finished:
+                transcription["finished"] = True
+            await self._send(server_content_message(inputTranscription=transcription))
+
+    async def _call_tools(self, action: CallTools) -> None:
+        calls = []
+        for spec in action.calls:
+            call_id = spec.id or self.state.next_call_id()
+            self.state.pending_calls[call_id] = spec.name
+            self.state.transcript.append(
+                TranscriptEntry("model", f"{spec.name}({json.dumps(dict(spec.args))})")
+            )
+            calls.append({"id": call_id, "name": spec.name, "args": dict(spec.args)})
+        await self._send({"toolCall": {"functionCalls": calls}})
+
+    async def _send_resumption_update(self, *, resumable: bool) -> None:
+        update: dict[str, Any] = {"resumable": resumable}
+        if resumable:
+            update["newHandle"] = self._issue_handle(self.state)
+        await self._send({"sessionResumptionUpdate": update})
+
+    async def _audio_for(
+        self, action: Tone | WavAudio | EchoAudio | PcmAudio, context: TurnContext
+    ) -> bytes:
+        if isinstance(action, Tone):
+            return tone_pcm(action.frequency_hz, action.duration_s, amplitude=action.amplitude)
+        if isinstance(action, WavAudio):
+            # File I/O and resampling off the loop.
+            return await asyncio.to_thread(read_wav_pcm, Path(action.path))
+        if isinstance(action, EchoAudio):
+            source = context.user_speech if action.trim else context.user_audio
+            return resample_pcm16(source, context.user_audio_rate, OUTPUT_RATE)
+        return resample_pcm16(action.pcm, action.sample_rate, OUTPUT_RATE)
+
+    async def _play_audio(self, action: Tone | WavAudio | EchoAudio | PcmAudio, pcm: bytes) -> None:
+        chunk_bytes = min(
+            OUTPUT_RATE * 2 * max(1, action.chunk_ms) // 1000, _MAX_AUDIO_BYTES_PER_FRAME
+        )
+        chunks = chunk_pcm(pcm, chunk_bytes)
+        transcript_pieces: dict[int, str] = {}
+        if action.transcript:
+            self.state.transcript.append(TranscriptEntry("model", action.transcript))
+            if self.setup.output_transcription:
+                pieces = split_text(action.transcript, max(1, len(chunks)))
+                for index, piece in enumerate(pieces):
+                    transcript_pieces[index * max(1, len(chunks)) // len(pieces)] = piece
+        if not chunks:
+            for piece in transcript_pieces.values():
+                await self._send(server_content_message(outputTranscription={"text": piece}))
+            return
+        paced = self._realtime if action.realtime is None else action.realtime
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        seconds_sent = 0.0
+        self._audio_streaming = True
+        try:
+            for index, chunk in enumerate(chunks):
+                await self._send(audio_message(chunk, OUTPUT_RATE, transcript_pieces.get(index)))
+                seconds_sent += len(chunk) / (2 * OUTPUT_RATE)
+                if paced:
+                    await asyncio.sleep(max(0.0, started + seconds_sent - loop.time()))
+                else:
+                    # Let the reader see a barge-in between frames.
+                    await asyncio.sleep(0)
+        finally:
+            self._audio_streaming = False
+
+    # ------------------------------------------------------------ output
+
+    async def _send(self, message: Mapping[str, Any]) -> None:
+        """Send one frame, waiting while the simulator or this connection is stalled."""
+        if not _bypass_stall.get():
+            await self._simulator_running.wait()
+            await self._connection_running.wait()
+        frame = json.dumps(message, separators=(",", ":"))
+        size = len(frame.encode("utf-8"))
+        if size >= MAX_FRAME_BYTES:
+            raise SimulatorScenarioError(
+                f"a {next(iter(message), '?')} frame of {size} bytes would exceed the client's "
+                "1 MiB limit"
+            )
+        async with self._send_lock:
+            await self._ws.send(frame)
+        for key, body in message.items():
+            self._record(f"sent.{key}", _summarise(body))
+
+
+def _summarise(body: Any) -> Mapping[str, Any]:
+    """Replace audio payloads by their size so the recorder stays small."""
+    if not isinstance(body, Mapping):
+        return {"value": body}
+    turn = body.get("modelTurn")
+    if not isinstance(turn, Mapping):
+        return body
+    parts = []
+    for part in turn.get("parts", []):
+        inline = part.get("inlineData") if isinstance(part, Mapping) else None
+        if isinstance(inline, Mapping):
+            data = inline.get("data", "")
+            parts.append(
+                {"inlineData": {"mimeType": inline.get("mimeType"), "base64_chars": len(data)}}
+            )
+        else:
+            parts.append(part)
+    return {**body, "modelTurn": {"parts": parts}}
