@@ -1,0 +1,1 @@
+"""Tests of the typed tool system (sammy_desktop.tools)."""
