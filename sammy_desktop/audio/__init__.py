@@ -1,1 +1,46 @@
-"""audio layer."""
+"""The audio layer: microphone capture, speaker playback, echo cancellation, devices.
+
+sounddevice (PortAudio) + numpy + soxr, and WebRTC's audio processing through ``livekit``.
+No Qt here, and nothing from ``core``, ``tools`` or ``sim``: the core drives this layer and
+listens to its events (:mod:`sammy_desktop.audio.events`).
+
+Threading: PortAudio callbacks run on PortAudio's threads and only hand data to the asyncio
+loop (``call_soon_threadsafe``); everything else, including every public method here, runs
+on the loop.
+"""
+
+from sammy_desktop.audio.capture import CAPTURE_RATE, AudioCapture
+from sammy_desktop.audio.devices import AudioDevice, DeviceChoice, list_devices, resolve_device
+from sammy_desktop.audio.echo import EchoCanceller
+from sammy_desktop.audio.engine import AudioEngine
+from sammy_desktop.audio.events import (
+    AudioLevel,
+    DeviceFallback,
+    PlaybackDrained,
+    PlaybackStarted,
+    StreamError,
+    StreamRecovered,
+)
+from sammy_desktop.audio.levels import SILENCE_DBFS, rms_dbfs
+from sammy_desktop.audio.playback import MODEL_RATE, AudioPlayback
+
+__all__ = [
+    "CAPTURE_RATE",
+    "MODEL_RATE",
+    "SILENCE_DBFS",
+    "AudioCapture",
+    "AudioDevice",
+    "AudioEngine",
+    "AudioLevel",
+    "AudioPlayback",
+    "DeviceChoice",
+    "DeviceFallback",
+    "EchoCanceller",
+    "PlaybackDrained",
+    "PlaybackStarted",
+    "StreamError",
+    "StreamRecovered",
+    "list_devices",
+    "resolve_device",
+    "rms_dbfs",
+]

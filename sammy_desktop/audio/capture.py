@@ -1,0 +1,276 @@
+"""Microphone capture: 16 kHz mono PCM16 blocks delivered on the asyncio loop.
+
+The PortAudio callback only copies the block and hands it to the loop with
+``call_soon_threadsafe``; at most ``max_pending_blocks`` may wait there, further blocks are
+dropped and counted as overflows (a stalled loop must not grow memory without bound). On the
+loop each block is resampled to 16 kHz when the device runs at another rate, passed through
+the echo canceller, cut into blocks of ``block_ms``, kept in the pre-roll ring, metered, and
+handed to the consumer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import sounddevice as sd
+
+from sammy_desktop.audio.devices import AudioDevice
+from sammy_desktop.audio.echo import EchoCanceller
+from sammy_desktop.audio.events import AudioLevel
+from sammy_desktop.audio.levels import LevelMeter
+from sammy_desktop.audio.preroll import PreRollBuffer
+from sammy_desktop.audio.resampling import StreamResampler
+from sammy_desktop.audio.supervisor import PortAudioStream, StreamSupervisor
+from sammy_desktop.eventbus import EventBus
+
+__all__ = ["CAPTURE_RATE", "AudioCapture", "HandoffStats"]
+
+_log = logging.getLogger(__name__)
+
+CAPTURE_RATE: Final = 16_000
+
+
+@dataclass(slots=True)
+class HandoffStats:
+    """How long blocks waited between the PortAudio callback and the loop (for bench/)."""
+
+    count: int = 0
+    total_s: float = 0.0
+    max_s: float = 0.0
+
+    def add(self, seconds: float) -> None:
+        """Record one hand-off."""
+        self.count += 1
+        self.total_s += seconds
+        self.max_s = max(self.max_s, seconds)
+
+    @property
+    def mean_s(self) -> float:
+        """The mean hand-off delay in seconds (0 before any block)."""
+        return self.total_s / self.count if self.count else 0.0
+
+
+class AudioCapture:
+    """Captures the microphone as 16 kHz mono PCM16 blocks.
+
+    Args:
+        bus: where :class:`AudioLevel` ("input") and stream events go.
+        device: the input device name from the settings; empty for the system default.
+        block_ms: the size of the blocks handed to the consumer, 10 to 20 ms.
+        pre_roll_ms: how much audio :meth:`begin_talk` returns from before the key press.
+        echo_canceller: removes what we play from the microphone; ``None`` for none.
+        samplerate: force the device rate (testing the resampler); ``None`` prefers
+            16 kHz and falls back to the device's own rate.
+        max_pending_blocks: how many blocks may wait for the loop before new ones are
+            dropped and counted as overflows.
+    """
+
+    def __init__(
+        self,
+        bus: EventBus,
+        *,
+        device: str = "",
+        block_ms: int = 10,
+        pre_roll_ms: int = 300,
+        echo_canceller: EchoCanceller | None = None,
+        samplerate: int | None = None,
+        max_pending_blocks: int = 50,
+    ) -> None:
+        if not 10 <= block_ms <= 20:
+            raise ValueError(f"block_ms must be between 10 and 20 (got {block_ms})")
+        if pre_roll_ms < 0:
+            raise ValueError(f"pre_roll_ms must not be negative (got {pre_roll_ms})")
+        self._bus = bus
+        self._block_ms = block_ms
+        self._block_bytes = CAPTURE_RATE * block_ms // 1000 * 2
+        self._echo = echo_canceller
+        self._forced_rate = samplerate
+        self._max_pending = max_pending_blocks
+        self._consumer: Callable[[bytes], None] | None = None
+        self._preroll = PreRollBuffer(CAPTURE_RATE * pre_roll_ms // 1000 * 2)
+        self._meter = LevelMeter(CAPTURE_RATE, self._report_level)
+        self._muted = False
+        self._pending = bytearray()
+        self._resampler = StreamResampler(CAPTURE_RATE, CAPTURE_RATE)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._supervisor = StreamSupervisor(
+            bus, "input", device, self._open_stream, on_running=self._stream_running
+        )
+        # _posted is written only by the PortAudio thread, _handled only by the loop:
+        # their difference is the number of blocks waiting, without a lock.
+        self._posted = 0
+        self._handled = 0
+        self._dropped = 0
+        self._device_overflows = 0
+        self.blocks = 0
+        self.handoff = HandoffStats()
+
+    # -- public API ---------------------------------------------------------------------
+
+    @property
+    def overflows(self) -> int:
+        """Blocks lost: dropped because the loop fell behind, or overrun in the device."""
+        return self._dropped + self._device_overflows
+
+    @property
+    def is_running(self) -> bool:
+        """Whether the input stream is open and healthy."""
+        return self._supervisor.is_running
+
+    @property
+    def device(self) -> AudioDevice | None:
+        """The device the stream runs on now."""
+        return self._supervisor.device
+
+    @property
+    def device_samplerate(self) -> int:
+        """The rate the device runs at (16000 when no resampling is needed)."""
+        return self._resampler.in_rate
+
+    @property
+    def is_muted(self) -> bool:
+        """Whether the half-duplex gate is closed."""
+        return self._muted
+
+    async def start(self) -> None:
+        """Open the microphone. Device trouble becomes events and retries, never an error."""
+        self._loop = asyncio.get_running_loop()
+        await self._supervisor.start()
+
+    async def stop(self) -> None:
+        """Close the microphone."""
+        await self._supervisor.stop()
+
+    def set_consumer(self, callback: Callable[[bytes], None] | None) -> None:
+        """Receive every 16 kHz PCM16 block on the loop; ``None`` stops delivery.
+
+        The callback must be quick (it runs on the loop for every block); it may schedule
+        slower work.
+        """
+        self._consumer = callback
+
+    def begin_talk(self) -> bytes:
+        """Return the pre-roll: the audio captured just before this moment, oldest first."""
+        return self._preroll.snapshot()
+
+    def gate(self, muted: bool) -> None:
+        """Close (``True``) or open the half-duplex gate.
+
+        While closed the consumer receives silence of the same length, so a listener's
+        timing stays intact but nothing the speaker says is heard.
+        """
+        self._muted = muted
+
+    # -- stream plumbing ----------------------------------------------------------------
+
+    def _pick_rate(self, device: AudioDevice) -> int:
+        if self._forced_rate is not None:
+            return self._forced_rate
+        try:
+            sd.check_input_settings(
+                device=device.index, samplerate=CAPTURE_RATE, channels=1, dtype="int16"
+            )
+        except sd.PortAudioError:
+            return round(device.default_samplerate)
+        return CAPTURE_RATE
+
+    def _open_stream(
+        self, device: AudioDevice, generation: int, finished: Callable[[], None]
+    ) -> PortAudioStream:
+        """Open and start the input stream (worker thread)."""
+        rate = self._pick_rate(device)
+        stream = sd.RawInputStream(
+            device=device.index,
+            samplerate=rate,
+            channels=1,
+            dtype="int16",
+            blocksize=rate * self._block_ms // 1000,
+            latency="low",
+            callback=self._make_callback(generation),
+            finished_callback=finished,
+        )
+        try:
+            stream.start()
+        except sd.PortAudioError:
+            stream.close()
+            raise
+        return stream  # type: ignore[no-any-return]
+
+    def _stream_running(self, stream: PortAudioStream, device: AudioDevice) -> None:
+        raw: Any = stream
+        rate = round(raw.samplerate)
+        if rate != self._resampler.in_rate:
+            self._resampler = StreamResampler(rate, CAPTURE_RATE)
+        else:
+            self._resampler.reset()
+        if self._echo is not None:
+            self._echo.set_capture_delay(float(raw.latency) + self._block_ms / 1000)
+        _log.info(
+            "microphone %r open at %d Hz, latency %.1f ms",
+            device.name,
+            rate,
+            float(raw.latency) * 1000,
+        )
+
+    def _make_callback(self, generation: int) -> Callable[[Any, int, Any, Any], None]:
+        loop = self._loop
+        assert loop is not None
+        deliver = self._on_raw_block
+
+        def callback(indata: Any, frames: int, time_info: Any, status: Any) -> None:
+            # PortAudio's thread: copy and hand over, nothing else. Never block here.
+            if self._posted - self._handled >= self._max_pending:
+                self._dropped += 1
+                return
+            self._posted += 1
+            try:
+                loop.call_soon_threadsafe(
+                    deliver, generation, bytes(indata), bool(status), time.perf_counter()
+                )
+            except RuntimeError:  # the loop is closed: we are shutting down
+                self._posted -= 1
+
+        return callback
+
+    def _on_raw_block(self, generation: int, data: bytes, flagged: bool, stamp: float) -> None:
+        self._handled += 1
+        if generation != self._supervisor.generation:
+            return  # from a stream that has since been replaced
+        self.handoff.add(time.perf_counter() - stamp)
+        self._supervisor.alive(generation)
+        if flagged:
+            self._device_overflows += 1
+        samples = self._resampler.process(np.frombuffer(data, dtype=np.int16))
+        pcm = samples.tobytes()
+        if self._echo is not None:
+            pcm = self._echo.process_capture(pcm)
+        self._pending += pcm
+        while len(self._pending) >= self._block_bytes:
+            block = bytes(self._pending[: self._block_bytes])
+            del self._pending[: self._block_bytes]
+            self._deliver(block)
+
+    def _deliver(self, block: bytes) -> None:
+        if self._muted:
+            block = bytes(len(block))
+            self._meter.feed_silence(len(block) // 2)
+        else:
+            self._meter.feed(np.frombuffer(block, dtype=np.int16))
+        self._preroll.write(block)
+        self.blocks += 1
+        consumer = self._consumer
+        if consumer is not None:
+            # One broken listener must not stop the microphone for everyone.
+            try:
+                consumer(block)
+            except Exception:  # noqa: BLE001 - logged with its traceback
+                _log.exception("the capture consumer %r failed", consumer)
+
+    def _report_level(self, dbfs: float) -> None:
+        self._bus.emit(AudioLevel("input", dbfs))

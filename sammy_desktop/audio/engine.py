@@ -1,0 +1,152 @@
+"""The audio engine: capture, playback and echo cancellation wired together, plus the policy.
+
+The policy: with echo cancellation on, the microphone stays open while the assistant speaks,
+so a person can talk over it (barge-in). With it off, in hands-free mode the microphone is
+gated while speech plays (half-duplex) so the assistant never hears and interrupts itself.
+In push-to-talk mode no gate is needed: the person decides when the microphone counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Final
+
+from sammy_desktop.audio.capture import AudioCapture
+from sammy_desktop.audio.echo import EchoCanceller
+from sammy_desktop.audio.events import PlaybackDrained, PlaybackStarted
+from sammy_desktop.audio.playback import AudioPlayback
+from sammy_desktop.config.settings import Settings, TalkMode
+from sammy_desktop.eventbus import EventBus, Subscription
+
+__all__ = ["AudioEngine"]
+
+_log = logging.getLogger(__name__)
+
+# After the speech has played, the room still rings for a moment; keep the gate closed
+# that much longer so the tail of the assistant's voice is not heard as the person.
+_GATE_HANGOVER_S: Final = 0.15
+
+
+class AudioEngine:
+    """Owns the microphone, the speaker, the echo canceller and the half-duplex policy.
+
+    Args:
+        bus: where every audio event goes.
+        settings: take devices, pre-roll, echo cancellation and talk mode from here;
+            explicit keyword arguments below override it.
+        input_device: the microphone name; empty for the system default.
+        output_device: the speaker name; empty for the system default.
+        echo_cancellation: start with echo cancellation on.
+        hands_free: whether the talk mode is hands-free (decides the half-duplex fallback).
+        pre_roll_ms: the push-to-talk pre-roll.
+        block_ms: the capture block size.
+    """
+
+    def __init__(
+        self,
+        bus: EventBus,
+        settings: Settings | None = None,
+        *,
+        input_device: str | None = None,
+        output_device: str | None = None,
+        echo_cancellation: bool | None = None,
+        hands_free: bool | None = None,
+        pre_roll_ms: int | None = None,
+        block_ms: int = 10,
+    ) -> None:
+        base = settings if settings is not None else Settings()
+        self._bus = bus
+        self.echo_canceller = EchoCanceller(
+            enabled=base.echo_cancellation if echo_cancellation is None else echo_cancellation
+        )
+        self.capture = AudioCapture(
+            bus,
+            device=base.input_device if input_device is None else input_device,
+            block_ms=block_ms,
+            pre_roll_ms=base.pre_roll_ms if pre_roll_ms is None else pre_roll_ms,
+            echo_canceller=self.echo_canceller,
+        )
+        self.playback = AudioPlayback(
+            bus,
+            device=base.output_device if output_device is None else output_device,
+            echo_canceller=self.echo_canceller,
+        )
+        self._hands_free = (
+            base.talk_mode is TalkMode.HANDS_FREE if hands_free is None else hands_free
+        )
+        self._forced_half_duplex: bool | None = None
+        self._subscriptions: list[Subscription] = []
+        self._ungate_handle: asyncio.TimerHandle | None = None
+
+    @property
+    def half_duplex(self) -> bool:
+        """Whether the microphone is gated while speech plays."""
+        if self._forced_half_duplex is not None:
+            return self._forced_half_duplex
+        return self._hands_free and not self.echo_canceller.enabled
+
+    async def start(self) -> None:
+        """Open the speaker and the microphone."""
+        self._subscriptions = [
+            self._bus.subscribe(PlaybackStarted, self._on_playback_started),
+            self._bus.subscribe(PlaybackDrained, self._on_playback_drained),
+        ]
+        await self.playback.start()
+        await self.capture.start()
+
+    async def stop(self) -> None:
+        """Close both streams."""
+        for subscription in self._subscriptions:
+            subscription.cancel()
+        self._subscriptions = []
+        self._cancel_ungate()
+        await self.capture.stop()
+        await self.playback.stop()
+
+    def set_echo_cancellation(self, on: bool) -> None:
+        """Switch echo cancellation (the settings toggle); applies at once."""
+        self.echo_canceller.enabled = on
+        self._apply_gate()
+
+    def set_half_duplex(self, on: bool | None) -> None:
+        """Force half-duplex on or off; ``None`` goes back to the automatic policy."""
+        self._forced_half_duplex = on
+        self._apply_gate()
+
+    def set_hands_free(self, on: bool) -> None:
+        """Tell the engine the talk mode (hands-free needs the half-duplex fallback)."""
+        self._hands_free = on
+        self._apply_gate()
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Apply the settings that can change while running (echo cancellation, talk mode).
+
+        Device changes need a restart of the engine (``stop`` then a new engine).
+        """
+        self._hands_free = settings.talk_mode is TalkMode.HANDS_FREE
+        self.set_echo_cancellation(settings.echo_cancellation)
+
+    def _apply_gate(self) -> None:
+        self._cancel_ungate()
+        self.capture.gate(self.half_duplex and self.playback.is_playing)
+
+    def _on_playback_started(self, _event: PlaybackStarted) -> None:
+        self._cancel_ungate()
+        if self.half_duplex:
+            self.capture.gate(True)
+
+    def _on_playback_drained(self, event: PlaybackDrained) -> None:
+        if not self.capture.is_muted:
+            return
+        if event.interrupted:
+            self.capture.gate(False)
+            return
+        self._cancel_ungate()
+        loop = asyncio.get_running_loop()
+        self._ungate_handle = loop.call_later(_GATE_HANGOVER_S, self.capture.gate, False)
+
+    def _cancel_ungate(self) -> None:
+        if self._ungate_handle is not None:
+            self._ungate_handle.cancel()
+            self._ungate_handle = None

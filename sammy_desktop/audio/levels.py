@@ -1,0 +1,75 @@
+"""RMS level metering in dBFS, throttled to about 30 readings a second for the meters."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Final
+
+import numpy as np
+
+__all__ = ["SILENCE_DBFS", "LevelMeter", "rms_dbfs"]
+
+SILENCE_DBFS: Final = -100.0
+_FULL_SCALE_SQUARED: Final = 32768.0 * 32768.0
+
+
+def rms_dbfs(samples: np.ndarray) -> float:
+    """The RMS level of PCM16 ``samples`` in dB relative to full scale.
+
+    Args:
+        samples: int16 samples (any shape).
+
+    Returns:
+        The level, at least :data:`SILENCE_DBFS` (digital silence and empty input).
+    """
+    if samples.size == 0:
+        return SILENCE_DBFS
+    mean_square = float(np.mean(np.square(samples, dtype=np.float64)))
+    return _to_dbfs(mean_square)
+
+
+def _to_dbfs(mean_square: float) -> float:
+    if mean_square <= 0.0:
+        return SILENCE_DBFS
+    return max(SILENCE_DBFS, 10.0 * math.log10(mean_square / _FULL_SCALE_SQUARED))
+
+
+class LevelMeter:
+    """Accumulates PCM16 and reports its RMS level once per period of audio.
+
+    The period is counted in samples, not wall time, so readings follow the audio itself
+    and a burst of blocks delivered late still gives one reading per period of sound.
+
+    Args:
+        sample_rate: the rate of the samples fed to :meth:`feed`.
+        report: called with the level in dBFS once per period.
+        rate_hz: readings per second of audio.
+    """
+
+    def __init__(
+        self, sample_rate: int, report: Callable[[float], None], *, rate_hz: float = 30.0
+    ) -> None:
+        self._period = max(1, round(sample_rate / rate_hz))
+        self._report = report
+        self._sum_squares = 0.0
+        self._count = 0
+
+    def feed(self, samples: np.ndarray) -> None:
+        """Add ``samples`` (int16); reports when a period is complete."""
+        self._sum_squares += float(np.sum(np.square(samples, dtype=np.float64)))
+        self._count += samples.size
+        if self._count >= self._period:
+            mean_square = self._sum_squares / self._count
+            self._sum_squares = 0.0
+            self._count = 0
+            self._report(_to_dbfs(mean_square))
+
+    def feed_silence(self, count: int) -> None:
+        """Add ``count`` samples of digital silence without building an array."""
+        self._count += count
+        if self._count >= self._period:
+            mean_square = self._sum_squares / self._count
+            self._sum_squares = 0.0
+            self._count = 0
+            self._report(_to_dbfs(mean_square))

@@ -1,0 +1,425 @@
+"""Speaker playback: a jitter buffer of the model's 24 kHz speech, with instant flush.
+
+The model's audio arrives in bursts. :meth:`AudioPlayback.play` resamples each chunk to the
+device rate (when the device does not take 24 kHz itself) and appends it to a queue; output
+starts once ``start_threshold_ms`` is buffered (or that long after the first chunk, for
+short answers). The PortAudio callback copies from the queue into the device buffer and
+pads with silence when the queue runs dry; it never waits for anything.
+
+Barge-in: :meth:`AudioPlayback.flush` bumps a generation number that the callback checks on
+every call, so at most the block being filled at that moment is still played: silence
+within one callback period.
+
+Every block handed to the device (silence too) goes back to the loop, where it feeds the
+echo canceller as the far-end reference and the output level meter, and where the
+bookkeeping decides when the speech has fully played (:class:`PlaybackDrained`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+import numpy as np
+import sounddevice as sd
+
+from sammy_desktop.audio.devices import AudioDevice
+from sammy_desktop.audio.echo import EchoCanceller
+from sammy_desktop.audio.events import AudioLevel, PlaybackDrained, PlaybackStarted
+from sammy_desktop.audio.levels import LevelMeter
+from sammy_desktop.audio.resampling import StreamResampler
+from sammy_desktop.audio.supervisor import PortAudioStream, StreamSupervisor
+from sammy_desktop.eventbus import EventBus
+
+__all__ = ["MODEL_RATE", "AudioPlayback"]
+
+_log = logging.getLogger(__name__)
+
+MODEL_RATE: Final = 24_000
+_PREFERRED_DEVICE_RATES: Final = (MODEL_RATE, 48_000)
+
+
+class AudioPlayback:
+    """Plays the model's PCM16 mono 24 kHz speech on the speaker.
+
+    Args:
+        bus: where :class:`PlaybackStarted`, :class:`PlaybackDrained`,
+            :class:`AudioLevel` ("output") and stream events go.
+        device: the output device name from the settings; empty for the system default.
+        echo_canceller: receives everything handed to the device as far-end reference.
+        start_threshold_ms: how much speech to buffer before starting to play; also the
+            longest a short answer waits for more.
+        drain_grace_ms: when the queue runs dry without :meth:`end_of_turn`, how long to
+            wait for more audio before declaring the speech finished (a late chunk within
+            that time is an underrun, not a new answer).
+        block_ms: the device callback period.
+        samplerate: force the device rate (testing the resampler); ``None`` prefers
+            24 kHz, then 48 kHz, then the device's own rate.
+    """
+
+    def __init__(
+        self,
+        bus: EventBus,
+        *,
+        device: str = "",
+        echo_canceller: EchoCanceller | None = None,
+        start_threshold_ms: int = 60,
+        drain_grace_ms: int = 150,
+        block_ms: int = 10,
+        samplerate: int | None = None,
+    ) -> None:
+        if start_threshold_ms < 0 or drain_grace_ms < 0:
+            raise ValueError("start_threshold_ms and drain_grace_ms must not be negative")
+        if not 5 <= block_ms <= 40:
+            raise ValueError(f"block_ms must be between 5 and 40 (got {block_ms})")
+        self._bus = bus
+        self._echo = echo_canceller
+        self._threshold_s = start_threshold_ms / 1000
+        self._grace_s = drain_grace_ms / 1000
+        self._block_ms = block_ms
+        self._forced_rate = samplerate
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._supervisor = StreamSupervisor(
+            bus, "output", device, self._open_stream, on_running=self._stream_running
+        )
+        self._rate = MODEL_RATE
+        self._resampler = StreamResampler(MODEL_RATE, MODEL_RATE)
+        self._meter = LevelMeter(MODEL_RATE, self._report_level)
+        # Shared with the callback thread. deque.append/popleft are atomic, and the other
+        # fields each have one writer (the loop); the callback only reads them.
+        self._chunks: collections.deque[tuple[int, memoryview]] = collections.deque()
+        self._flush_generation = 0
+        self._released = False
+        # Callback-thread state.
+        self._current: memoryview | None = None
+        self._current_offset = 0
+        self._current_generation = -1
+        # Loop state.
+        self._queued_bytes = 0
+        self._playing = False
+        self._sounding = False
+        self._turn_ended = False
+        self._start_handle: asyncio.TimerHandle | None = None
+        self._drain_handle: asyncio.TimerHandle | None = None
+        self._first_chunk_at = 0.0
+        self._flushed_at = 0.0
+        self.underruns = 0
+        self.blocks = 0
+        self.last_start_latency_s = 0.0
+        self.last_flush_to_silence_s = 0.0
+        self.output_latency_s = 0.0
+
+    # -- public API ---------------------------------------------------------------------
+
+    @property
+    def is_playing(self) -> bool:
+        """Whether speech is queued or sounding (from :meth:`play` until drained or flushed)."""
+        return self._playing
+
+    @property
+    def is_running(self) -> bool:
+        """Whether the output stream is open and healthy."""
+        return self._supervisor.is_running
+
+    @property
+    def device(self) -> AudioDevice | None:
+        """The device the stream runs on now."""
+        return self._supervisor.device
+
+    @property
+    def device_samplerate(self) -> int:
+        """The rate the output device runs at."""
+        return self._rate
+
+    @property
+    def buffered_ms(self) -> float:
+        """Speech queued but not yet handed to the device, in milliseconds."""
+        return self._queued_bytes / 2 / self._rate * 1000
+
+    async def start(self) -> None:
+        """Open the speaker. Device trouble becomes events and retries, never an error."""
+        self._loop = asyncio.get_running_loop()
+        await self._supervisor.start()
+
+    async def stop(self) -> None:
+        """Drop queued speech and close the speaker."""
+        self._reset_queue()
+        self._playing = False
+        self._sounding = False
+        await self._supervisor.stop()
+
+    def play(self, pcm24k: bytes) -> None:
+        """Queue PCM16 mono 24 kHz speech (as the Live API sends it).
+
+        Args:
+            pcm24k: little-endian 16-bit samples; an empty chunk is ignored.
+
+        Raises:
+            TypeError: ``pcm24k`` is not bytes-like.
+            ValueError: it has an odd number of bytes (not whole 16-bit samples).
+        """
+        if not isinstance(pcm24k, bytes | bytearray | memoryview):
+            raise TypeError(f"play() takes PCM16 bytes, not {type(pcm24k).__name__}")
+        data = bytes(pcm24k)
+        if len(data) % 2:
+            raise ValueError(
+                f"play() needs whole 16-bit samples; got {len(data)} bytes (an odd count)"
+            )
+        if not data:
+            return
+        loop = self._loop or asyncio.get_running_loop()
+        self._loop = loop
+        if self._drain_handle is not None:
+            # The queue ran dry and more speech came: a gap in the middle of the speech.
+            self._drain_handle.cancel()
+            self._drain_handle = None
+            self.underruns += 1
+        if not self._playing:
+            self._playing = True
+            self._first_chunk_at = time.perf_counter()
+        samples = self._resampler.process(np.frombuffer(data, dtype=np.int16))
+        self._enqueue(samples.tobytes())
+        if not self._released:
+            if self._queued_bytes >= self._threshold_bytes():
+                self._release()
+            elif self._start_handle is None:
+                self._start_handle = loop.call_later(self._threshold_s, self._release)
+
+    def end_of_turn(self) -> None:
+        """Say that no more speech follows for now (the model's turn is complete).
+
+        :class:`PlaybackDrained` then comes as soon as the queue has played, without the
+        ``drain_grace_ms`` wait. Optional: without it the grace period decides.
+        """
+        if not self._playing:
+            return
+        self._turn_ended = True
+        if not self._released:
+            self._release()
+        if self._drain_handle is not None:
+            self._drain_handle.cancel()
+            self._drain_handle = None
+            self._schedule_drain()
+
+    def flush(self) -> None:
+        """Stop speaking now (barge-in): drop everything queued.
+
+        The callback notices at its next period, so output is silent within one callback
+        period plus the device's own buffer. Emits ``PlaybackDrained(interrupted=True)``
+        when speech was queued or playing.
+        """
+        self._flush_generation += 1
+        self._flushed_at = time.perf_counter()
+        self._reset_queue()
+        was_playing = self._playing
+        self._playing = False
+        self._sounding = False
+        if was_playing:
+            self._bus.emit(PlaybackDrained(interrupted=True))
+
+    # -- queue --------------------------------------------------------------------------
+
+    def _threshold_bytes(self) -> int:
+        return round(self._threshold_s * self._rate) * 2
+
+    def _enqueue(self, data: bytes) -> None:
+        if not data:
+            return
+        self._queued_bytes += len(data)
+        self._chunks.append((self._flush_generation, memoryview(data)))
+
+    def _release(self) -> None:
+        if self._start_handle is not None:
+            self._start_handle.cancel()
+            self._start_handle = None
+        if self._playing:
+            self._released = True
+
+    def _reset_queue(self) -> None:
+        self._released = False
+        self._chunks.clear()
+        self._queued_bytes = 0
+        self._turn_ended = False
+        self._resampler.reset()
+        for handle in (self._start_handle, self._drain_handle):
+            if handle is not None:
+                handle.cancel()
+        self._start_handle = None
+        self._drain_handle = None
+
+    def _schedule_drain(self) -> None:
+        assert self._loop is not None
+        delay = self.output_latency_s + (0.0 if self._turn_ended else self._grace_s)
+        self._drain_handle = self._loop.call_later(delay, self._drained)
+
+    def _drained(self) -> None:
+        self._drain_handle = None
+        self._released = False
+        self._turn_ended = False
+        self._playing = False
+        self._sounding = False
+        self._resampler.reset()
+        self._bus.emit(PlaybackDrained())
+
+    # -- stream plumbing ----------------------------------------------------------------
+
+    def _pick_rate(self, device: AudioDevice) -> int:
+        if self._forced_rate is not None:
+            return self._forced_rate
+        for rate in _PREFERRED_DEVICE_RATES:
+            try:
+                sd.check_output_settings(
+                    device=device.index, samplerate=rate, channels=1, dtype="int16"
+                )
+            except sd.PortAudioError:
+                continue
+            return rate
+        return round(device.default_samplerate)
+
+    def _open_stream(
+        self, device: AudioDevice, generation: int, finished: Callable[[], None]
+    ) -> PortAudioStream:
+        """Open and start the output stream (worker thread)."""
+        rate = self._pick_rate(device)
+        stream = sd.RawOutputStream(
+            device=device.index,
+            samplerate=rate,
+            channels=1,
+            dtype="int16",
+            blocksize=rate * self._block_ms // 1000,
+            latency="low",
+            callback=self._make_callback(generation),
+            finished_callback=finished,
+        )
+        try:
+            stream.start()
+        except sd.PortAudioError:
+            stream.close()
+            raise
+        return stream  # type: ignore[no-any-return]
+
+    def _stream_running(self, stream: PortAudioStream, device: AudioDevice) -> None:
+        raw: Any = stream
+        rate = round(raw.samplerate)
+        self.output_latency_s = float(raw.latency)
+        if rate != self._rate:
+            # Speech queued at the old rate would play at the wrong pitch: drop it.
+            self._reset_queue()
+            self._rate = rate
+            self._resampler = StreamResampler(MODEL_RATE, rate)
+            self._meter = LevelMeter(rate, self._report_level)
+        if self._echo is not None:
+            self._echo.set_render_delay(self.output_latency_s)
+        _log.info(
+            "speaker %r open at %d Hz, latency %.1f ms",
+            device.name,
+            rate,
+            self.output_latency_s * 1000,
+        )
+
+    def _make_callback(self, generation: int) -> Callable[[Any, int, Any, Any], None]:
+        loop = self._loop
+        assert loop is not None
+        report = self._on_played
+
+        def callback(outdata: Any, frames: int, time_info: Any, status: Any) -> None:
+            # PortAudio's thread: copy queued speech, pad with silence, report. Never block.
+            needed = frames * 2
+            written = 0
+            flush_generation = self._flush_generation
+            if self._released:
+                while written < needed:
+                    current = self._current
+                    if current is None or self._current_generation != flush_generation:
+                        try:
+                            chunk_generation, current = self._chunks.popleft()
+                        except IndexError:
+                            self._current = None
+                            break
+                        if chunk_generation != flush_generation:
+                            continue  # queued before a flush
+                        self._current = current
+                        self._current_offset = 0
+                        self._current_generation = chunk_generation
+                    offset = self._current_offset
+                    take = min(needed - written, len(current) - offset)
+                    outdata[written : written + take] = current[offset : offset + take]
+                    written += take
+                    offset += take
+                    if offset >= len(current):
+                        self._current = None
+                    else:
+                        self._current_offset = offset
+            if written < needed:
+                outdata[written:needed] = bytes(needed - written)
+            played = bytes(outdata) if written else None
+            delay = float(time_info.outputBufferDacTime - time_info.currentTime)
+            with contextlib.suppress(RuntimeError):  # the loop closed: shutting down
+                loop.call_soon_threadsafe(
+                    report,
+                    generation,
+                    flush_generation,
+                    written,
+                    played,
+                    frames,
+                    delay,
+                    time.perf_counter(),
+                )
+
+        return callback
+
+    def _on_played(
+        self,
+        generation: int,
+        flush_generation: int,
+        written: int,
+        played: bytes | None,
+        frames: int,
+        dac_delay: float,
+        stamp: float,
+    ) -> None:
+        if generation != self._supervisor.generation:
+            return
+        self._supervisor.alive(generation)
+        self.blocks += 1
+        if dac_delay > 0:
+            self.output_latency_s = dac_delay
+        if self._echo is not None:
+            if dac_delay > 0:
+                self._echo.set_render_delay(dac_delay)
+            self._echo.process_render(played, self._rate, frames)
+        if played is None:
+            self._meter.feed_silence(frames)
+        else:
+            self._meter.feed(np.frombuffer(played, dtype=np.int16))
+        if self._flushed_at and written == 0 and stamp > self._flushed_at:
+            # The first callback after flush() that played nothing: silence from here on.
+            self.last_flush_to_silence_s = stamp - self._flushed_at
+            self._flushed_at = 0.0
+        if flush_generation != self._flush_generation:
+            return  # consumption of speech a flush has since discarded
+        if written:
+            self._queued_bytes -= written
+            if not self._sounding and self._playing:
+                self._sounding = True
+                self.last_start_latency_s = stamp - self._first_chunk_at
+                self._bus.emit(PlaybackStarted())
+        if (
+            self._sounding
+            and self._released
+            and self._queued_bytes <= 0
+            and self._drain_handle is None
+        ):
+            tail = self._resampler.drain()
+            if tail.size:
+                self._enqueue(tail.tobytes())
+                return
+            self._schedule_drain()
+
+    def _report_level(self, dbfs: float) -> None:
+        self._bus.emit(AudioLevel("output", dbfs))

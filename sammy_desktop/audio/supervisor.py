@@ -1,0 +1,269 @@
+"""Keeps one PortAudio stream alive: opens it, notices when it dies, reopens it.
+
+A desktop's devices come and go (headsets unplugged, Bluetooth switching profile, the sound
+server restarting). The capture and the playback each own a :class:`StreamSupervisor` that
+
+* resolves the device name from the settings, falling back to the system default with a
+  :class:`~sammy_desktop.audio.events.DeviceFallback` event;
+* opens and starts the stream in a worker thread (PortAudio calls can block for a while);
+* treats an unexpected end of the stream (PortAudio's finished callback) or a stream that
+  stops delivering callbacks as a failure: emits :class:`~.events.StreamError`, closes it and
+  reopens it with backoff until it runs, then emits :class:`~.events.StreamRecovered`.
+
+Nothing here raises into the app: a device that cannot be opened is an event and a retry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import sounddevice as sd
+
+from sammy_desktop.audio.devices import AudioDevice, resolve_device
+from sammy_desktop.audio.events import (
+    DeviceFallback,
+    Direction,
+    StreamError,
+    StreamRecovered,
+)
+from sammy_desktop.eventbus import EventBus
+
+__all__ = ["PortAudioStream", "StreamOpener", "StreamSupervisor"]
+
+_log = logging.getLogger(__name__)
+
+_CLOSE_TIMEOUT_S = 2.0
+_RETRY_DELAYS_S = (0.2, 0.5, 1.0, 2.0)
+
+
+class PortAudioStream(Protocol):
+    """The part of a sounddevice stream the supervisor uses."""
+
+    @property
+    def active(self) -> bool:
+        """Whether the stream is running."""
+
+    def abort(self) -> None:
+        """Stop at once, dropping pending buffers."""
+
+    def close(self) -> None:
+        """Release the stream."""
+
+
+StreamOpener = Callable[[AudioDevice, int, Callable[[], None]], PortAudioStream]
+"""Opens and starts a stream on a device, in a worker thread.
+
+Called with the device, the stream's generation number (blocks from an older generation are
+stale), and the finished callback to pass to PortAudio. Returns the running stream.
+"""
+
+
+class StreamSupervisor:
+    """Owns one stream through failures and reopenings.
+
+    Args:
+        bus: where the device and stream events go.
+        direction: ``"input"`` or ``"output"``.
+        device_name: the device name from the settings; empty for the default.
+        opener: opens and starts the stream (runs in a worker thread).
+        on_running: called on the loop after each successful open, with the stream and
+            the device, so the owner can read the stream's rate and latency.
+        stall_timeout_s: a running stream that delivers no callback for this long is
+            treated as dead. Generous, because some servers take seconds to start a stream.
+    """
+
+    def __init__(
+        self,
+        bus: EventBus,
+        direction: Direction,
+        device_name: str,
+        opener: StreamOpener,
+        *,
+        on_running: Callable[[PortAudioStream, AudioDevice], None] | None = None,
+        stall_timeout_s: float = 5.0,
+    ) -> None:
+        self._bus = bus
+        self._direction: Direction = direction
+        self._device_name = device_name
+        self._opener = opener
+        self._on_running = on_running
+        self._stall_timeout_s = stall_timeout_s
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stream: PortAudioStream | None = None
+        self._device: AudioDevice | None = None
+        self._generation = 0
+        self._last_alive = 0.0
+        self._failure = asyncio.Event()
+        self._failure_reason = ""
+        self._recovering = False
+        self._stopping = False
+        self._task: asyncio.Task[None] | None = None
+        self._last_fallback_reason = ""
+        self.failures = 0
+
+    @property
+    def generation(self) -> int:
+        """The number of the current stream; bumped on every (re)open."""
+        return self._generation
+
+    @property
+    def device(self) -> AudioDevice | None:
+        """The device the current stream runs on, if one is open."""
+        return self._device
+
+    @property
+    def stream(self) -> PortAudioStream | None:
+        """The current stream, if one is open."""
+        return self._stream
+
+    @property
+    def is_running(self) -> bool:
+        """Whether a stream is open and no failure is pending."""
+        return self._stream is not None and not self._failure.is_set()
+
+    async def start(self) -> None:
+        """Open the stream. Never raises for device trouble: that becomes events and retries."""
+        if self._task is not None:
+            return
+        self._loop = asyncio.get_running_loop()
+        self._stopping = False
+        self._failure = asyncio.Event()
+        opened = await self._open()
+        self._task = asyncio.create_task(self._supervise(opened), name=f"audio-{self._direction}")
+
+    async def stop(self) -> None:
+        """Stop supervising and close the stream."""
+        self._stopping = True
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(task, _CLOSE_TIMEOUT_S)
+        await self._close()
+
+    def alive(self, generation: int) -> None:
+        """Note, on the loop, that a callback of stream ``generation`` arrived."""
+        if generation != self._generation:
+            return
+        self._last_alive = time.monotonic()
+        if self._recovering and self._device is not None:
+            self._recovering = False
+            _log.info("%s stream recovered on %r", self._direction, self._device.name)
+            self._bus.emit(StreamRecovered(self._direction, self._device.name))
+
+    def finished_callback(self, generation: int) -> Callable[[], None]:
+        """A PortAudio finished callback for stream ``generation`` (runs on PortAudio's thread)."""
+        loop = self._loop
+
+        def finished() -> None:
+            if loop is None or loop.is_closed():
+                return
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self._on_finished, generation)
+
+        return finished
+
+    def report_failure(self, reason: str) -> None:
+        """Treat the current stream as dead (called on the loop by the owner)."""
+        if self._stopping or self._failure.is_set():
+            return
+        self._failure_reason = reason
+        self._failure.set()
+
+    def _on_finished(self, generation: int) -> None:
+        if generation == self._generation and not self._stopping:
+            self.report_failure("the audio device stopped the stream")
+
+    async def _open(self) -> bool:
+        generation = self._generation + 1
+        try:
+            choice = await asyncio.to_thread(resolve_device, self._device_name, self._direction)
+            self._generation = generation
+            finished = self.finished_callback(generation)
+            stream = await asyncio.to_thread(self._opener, choice.device, generation, finished)
+        except (sd.PortAudioError, LookupError, OSError, ValueError) as exc:
+            self._generation = generation
+            self._fail_open(str(exc) or type(exc).__name__)
+            return False
+        if self._stopping:
+            await asyncio.to_thread(_close_quietly, stream)
+            return False
+        if choice.fallback_reason and choice.fallback_reason != self._last_fallback_reason:
+            _log.warning("%s", choice.fallback_reason)
+            self._bus.emit(
+                DeviceFallback(
+                    self._device_name, choice.device.name, choice.fallback_reason, self._direction
+                )
+            )
+        self._last_fallback_reason = choice.fallback_reason
+        self._stream = stream
+        self._device = choice.device
+        self._last_alive = time.monotonic()
+        self._failure = asyncio.Event()
+        if self._on_running is not None:
+            self._on_running(stream, choice.device)
+        return True
+
+    def _fail_open(self, reason: str) -> None:
+        if not self._recovering:
+            self._recovering = True
+            self.failures += 1
+            _log.warning("%s stream could not be opened: %s", self._direction, reason)
+            self._bus.emit(StreamError(self._direction, f"could not open the device: {reason}"))
+
+    async def _close(self) -> None:
+        stream, self._stream = self._stream, None
+        self._device = None
+        if stream is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.to_thread(_close_quietly, stream), _CLOSE_TIMEOUT_S)
+        except TimeoutError:
+            # A wedged driver: leave the thread to it rather than hang the app.
+            _log.warning("closing the %s stream timed out; abandoning it", self._direction)
+
+    async def _supervise(self, opened: bool) -> None:
+        attempt = 0
+        while not self._stopping:
+            if not opened:
+                await asyncio.sleep(_RETRY_DELAYS_S[min(attempt, len(_RETRY_DELAYS_S) - 1)])
+                attempt += 1
+                opened = await self._open()
+                continue
+            attempt = 0
+            try:
+                await asyncio.wait_for(self._failure.wait(), timeout=0.25)
+            except TimeoutError:
+                stream = self._stream
+                if stream is not None and not stream.active:
+                    self.report_failure("the audio stream is no longer active")
+                elif time.monotonic() - self._last_alive > self._stall_timeout_s:
+                    self.report_failure(f"no audio from the device for {self._stall_timeout_s:g} s")
+                continue
+            reason = self._failure_reason
+            self.failures += 1
+            self._recovering = True
+            _log.warning("%s stream failed: %s; reopening", self._direction, reason)
+            self._bus.emit(StreamError(self._direction, reason))
+            # Blocks still queued on the loop from the dead stream are stale from now on.
+            self._generation += 1
+            await self._close()
+            opened = False
+
+
+def _close_quietly(stream: PortAudioStream) -> None:
+    for step in (stream.abort, stream.close):
+        try:
+            step()
+        except sd.PortAudioError as exc:
+            _log.debug("ignoring %s while closing a stream: %s", step.__name__, exc)
+
+
+def callback_time(time_info: Any, field: str) -> float:
+    """Read a PortAudio time field from a callback's ``time_info`` (0.0 when unknown)."""
+    return float(getattr(time_info, field, 0.0) or 0.0)
