@@ -548,6 +548,14 @@ class AgentCore:
             # What the service may not have seen (sent after the newest handle) goes first,
             # then what was captured while disconnected, in the original order.
             replayed = len(self._unconfirmed) + len(self._outbox)
+            if self._turn.awaiting_answer and self._unconfirmed:
+                # The person's turn is re-sent, so the answer will be generated again:
+                # forget the half-heard one instead of leaving a cut-off line behind, and
+                # do not write the person's words twice when they are transcribed again.
+                self._sink.flush()
+                self._turn.assistant_text = ""
+                self._turn.first_audio_at = None
+                self._turn.replayed = True
             for item in reversed(self._unconfirmed):
                 self._outbox.appendleft(item)
                 self._outbox_bytes += item.size
@@ -555,12 +563,6 @@ class AgentCore:
             self._unconfirmed_bytes = 0
             if self._outbox:
                 self._outbox_ready.set()
-            if self._turn.awaiting_answer and not self._turn.user_final:
-                # The answer will be generated again from the replayed turn: forget the
-                # half-heard one instead of leaving a cut-off line in the transcript.
-                self._sink.flush()
-                self._turn.assistant_text = ""
-                self._turn.first_audio_at = None
             self._bus.emit(
                 Reconnected(
                     resumed=resumed,
@@ -751,6 +753,8 @@ class AgentCore:
             self._set_state(AgentState.USER_SPEAKING, "interrupted by the person")
 
     def _handle_input_transcription(self, transcription: types.Transcription) -> None:
+        if self._turn.replayed and self._turn.user_final and not self._turn.completed:
+            return  # the re-sent turn transcribed again: already in the transcript
         if self._talk_mode is TalkMode.HANDS_FREE and (
             self._turn.completed or self._turn.user_final
         ):
@@ -822,10 +826,10 @@ class AgentCore:
         )
 
     def _handle_generation_complete(self) -> None:
-        self._mark_answered()
+        self._mark_answered(opens_turn=False)
 
     def _handle_turn_complete(self) -> None:
-        self._mark_answered()
+        self._mark_answered(opens_turn=False)
         self._cancel_watchdog()
         turn = self._turn
         if not turn.user_final and turn.user_text:
@@ -1033,7 +1037,11 @@ class AgentCore:
             )
         )
 
-    def _mark_answered(self) -> None:
+    def _mark_answered(self, *, opens_turn: bool = True) -> None:
+        if opens_turn and self._turn.completed:
+            # The model speaks without a new request from us (hands-free after audioStreamEnd,
+            # or on its own): that is a turn of its own.
+            self._new_turn()
         self._turn.answered = True
         self._cancel_watchdog()
 

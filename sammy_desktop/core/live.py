@@ -227,9 +227,7 @@ def build_live_config(
             ),
             language_code=settings.language,
         ),
-        system_instruction=types.Content(role="system", parts=[types.Part(text=prompt)])
-        if prompt
-        else None,
+        system_instruction=types.Content(parts=[types.Part(text=prompt)]) if prompt else None,
         tools=list(tools) or None,
         input_audio_transcription=types.AudioTranscriptionConfig(),
         output_audio_transcription=types.AudioTranscriptionConfig(),

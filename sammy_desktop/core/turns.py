@@ -35,6 +35,7 @@ class Turn:
         total_tokens: all tokens reported for this turn.
         completed: the service said turnComplete (or the core gave up waiting).
         answered: the service did something in reply (audio, text, a tool call).
+        replayed: the turn's input was re-sent after a reconnection.
     """
 
     turn_id: int
@@ -51,6 +52,7 @@ class Turn:
     total_tokens: int = 0
     completed: bool = False
     answered: bool = False
+    replayed: bool = False
 
     @property
     def awaiting_answer(self) -> bool:
