@@ -90,7 +90,9 @@ def test_behavior_is_declared_only_for_models_with_async_calls(
 
 
 def test_parameters_schema_is_self_contained(make_manager: ManagerFactory) -> None:
-    schema = declared(make_manager(get_weather), NATIVE_AUDIO)["getWeather"].parameters_json_schema
+    schema: dict[str, Any] = declared(make_manager(get_weather), NATIVE_AUDIO)[
+        "getWeather"
+    ].parameters_json_schema
     assert "$ref" not in json.dumps(schema) and "$defs" not in schema
     assert schema["type"] == "object"
     assert schema["required"] == ["place"]
@@ -133,7 +135,8 @@ async def test_declarations_survive_the_sdk_setup_serialisation(
     client = genai.Client(api_key="not-a-real-key")
     config = types.LiveConnectConfig(
         response_modalities=[types.Modality.AUDIO],
-        tools=make_manager(get_weather).declarations(model),
+        # list is invariant: unpack into the SDK's list[ToolUnion].
+        tools=[*make_manager(get_weather).declarations(model)],
     )
     api_client = client.aio._api_client
     parameter_model = await live._t_live_connect_config(api_client, config)

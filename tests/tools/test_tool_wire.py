@@ -64,7 +64,7 @@ async def run_session(manager: ToolManager) -> tuple[dict[str, Any], dict[str, A
             ),
         )
         config = types.LiveConnectConfig(
-            response_modalities=[types.Modality.AUDIO], tools=manager.declarations(MODEL)
+            response_modalities=[types.Modality.AUDIO], tools=[*manager.declarations(MODEL)]
         )
         async with client.aio.live.connect(model=MODEL, config=config) as session:
 
