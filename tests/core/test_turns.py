@@ -200,7 +200,9 @@ async def test_barge_in_flushes_the_sink(core_harness: HarnessFactory) -> None:
 
 def _is_interrupted(event: object) -> bool:
     data = getattr(event, "data", {})
-    return bool(data.get("interrupted"))
+    # The recorder keeps the body, possibly under its top-level key.
+    body = data.get("serverContent", data)
+    return bool(body.get("interrupted"))
 
 
 async def test_typed_text_is_a_turn(core_harness: HarnessFactory) -> None:
