@@ -48,7 +48,9 @@ class RecordedEvent:
         connection_id: 1 for the first websocket connection, 2 for the next, ...
         session_id: The Live session (shared by resumed connections); empty before setup.
         monotonic_time: ``time.monotonic()`` at arrival.
-        data: The message body (for audio: mime type and byte count, not the bytes).
+        data: For inbound events the message body (for audio: mime type and byte count,
+            the bytes are in ``audio``); for ``sent.<key>`` events the whole frame as sent,
+            ``{"<key>": {...}}``, with audio data replaced by its base64 length.
         audio: The raw PCM for ``audio`` events, else empty.
     """
 

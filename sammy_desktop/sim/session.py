@@ -661,13 +661,13 @@ class SimulatedConnection:
         async with self._send_lock:
             await self._ws.send(frame)
         for key, body in message.items():
-            self._record(f"sent.{key}", _summarise(body))
+            self._record(f"sent.{key}", {key: _summarise(body)})
 
 
-def _summarise(body: Any) -> Mapping[str, Any]:
+def _summarise(body: Any) -> Any:
     """Replace audio payloads by their size so the recorder stays small."""
     if not isinstance(body, Mapping):
-        return {"value": body}
+        return body
     turn = body.get("modelTurn")
     if not isinstance(turn, Mapping):
         return body
