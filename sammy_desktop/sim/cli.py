@@ -1,0 +1,123 @@
+"""``sammy-live-sim``: run the Live simulator from a shell for any client.
+
+Example::
+
+    $ sammy-live-sim --port 8765 --scenario demo --api-key local-key
+    base_url=https://127.0.0.1:8765
+    ca_file=/tmp/sammy-live-sim-x1y2/ca.pem
+
+Then point a client at it, e.g. the Gemini cookbook's Python starter::
+
+    SSL_CERT_FILE=/tmp/sammy-live-sim-x1y2/ca.pem python starter.py
+    # with genai.Client(api_key="local-key", http_options={"base_url": "https://127.0.0.1:8765"})
+
+The first two lines of standard output are ``key=value`` pairs so scripts can read them.
+The simulator runs until interrupted (Ctrl+C or SIGTERM).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from sammy_desktop.sim.demo import demo_scenario
+from sammy_desktop.sim.scenario import Scenario, ScenarioError
+from sammy_desktop.sim.server import LiveSimulator
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the command-line parser."""
+    parser = argparse.ArgumentParser(
+        prog="sammy-live-sim",
+        description="A local Gemini Live-compatible server (TLS on loopback) for tests and demos.",
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="interface to bind (default: %(default)s)"
+    )
+    parser.add_argument("--port", type=int, default=0, help="TCP port; 0 picks a free one")
+    parser.add_argument(
+        "--scenario",
+        default="demo",
+        help="'demo' (the offline demo) or the path of a JSON scenario file",
+    )
+    parser.add_argument(
+        "--api-key",
+        action="append",
+        dest="api_keys",
+        metavar="KEY",
+        help="an accepted API key (repeatable); without it any non-empty key is accepted",
+    )
+    parser.add_argument(
+        "--fast",
+        action="store_true",
+        help="send model audio as fast as possible instead of at real time",
+    )
+    parser.add_argument("--verbose", action="store_true", help="log every connection and frame")
+    return parser
+
+
+def _load_scenario(name: str) -> Scenario:
+    if name == "demo":
+        return demo_scenario()
+    return Scenario.load(Path(name))
+
+
+async def _serve(arguments: argparse.Namespace, scenario: Scenario) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signal_number in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signal_number, stop.set)
+    async with LiveSimulator(
+        scenario,
+        api_keys=arguments.api_keys,
+        host=arguments.host,
+        port=arguments.port,
+        realtime=not arguments.fast,
+    ) as simulator:
+        sys.stdout.write(f"base_url={simulator.base_url}\nca_file={simulator.ca_pem_path}\n")
+        sys.stdout.flush()
+        sys.stderr.write(
+            f"Live simulator running scenario {scenario.name!r}. Point a client at it with\n"
+            f"  SSL_CERT_FILE={simulator.ca_pem_path}\n"
+            f"  genai.Client(api_key=KEY, http_options={{'base_url': '{simulator.base_url}'}})\n"
+            "Stop with Ctrl+C.\n"
+        )
+        sys.stderr.flush()
+        await stop.wait()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the simulator until interrupted.
+
+    Returns:
+        0 after a clean stop, 2 for a scenario or address that cannot be used.
+    """
+    arguments = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if arguments.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        scenario = _load_scenario(arguments.scenario)
+    except ScenarioError as error:
+        sys.stderr.write(f"sammy-live-sim: {error}\n")
+        return 2
+    try:
+        asyncio.run(_serve(arguments, scenario))
+    except OSError as error:
+        sys.stderr.write(
+            f"sammy-live-sim: cannot listen on {arguments.host}:{arguments.port}: {error}\n"
+        )
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
