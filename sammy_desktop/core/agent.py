@@ -203,6 +203,7 @@ class AgentCore:
         self._watchdog_timer: asyncio.TimerHandle | None = None
         self._nudged = False
         self._end_requested: str | None = None
+        self._skip_input_transcripts = 0
 
         self._talking = False  # push-to-talk held (or, hands-free, the mic is live)
         self._mic_open = True
@@ -548,14 +549,6 @@ class AgentCore:
             # What the service may not have seen (sent after the newest handle) goes first,
             # then what was captured while disconnected, in the original order.
             replayed = len(self._unconfirmed) + len(self._outbox)
-            if self._turn.awaiting_answer and self._unconfirmed:
-                # The person's turn is re-sent, so the answer will be generated again:
-                # forget the half-heard one instead of leaving a cut-off line behind, and
-                # do not write the person's words twice when they are transcribed again.
-                self._sink.flush()
-                self._turn.assistant_text = ""
-                self._turn.first_audio_at = None
-                self._turn.replayed = True
             for item in reversed(self._unconfirmed):
                 self._outbox.appendleft(item)
                 self._outbox_bytes += item.size
@@ -609,6 +602,7 @@ class AgentCore:
     async def _drop_connection(self) -> None:
         connection, self._connection = self._connection, None
         self._cancel_watchdog()
+        self._prepare_replay()
         if self._pending_calls:
             ids = list(self._pending_calls)
             # Answers for this connection can no longer be delivered; a resumed session
@@ -618,6 +612,23 @@ class AgentCore:
             self._history.record("tool_calls_abandoned", ids=ids)
         if connection is not None:
             await connection.close()
+
+    def _prepare_replay(self) -> None:
+        """A connection ended while an answer was due: get ready to ask again.
+
+        What was sent after the newest handle is re-sent on the next connection, so the
+        unanswered question will be answered from the start: the half-played answer is
+        silenced and forgotten (not left as a cut-off line), and the service's second
+        transcription of the question is skipped (it is in the transcript already).
+        """
+        turn = self._turn
+        if not turn.awaiting_answer or not self._unconfirmed:
+            return
+        self._sink.flush()
+        turn.assistant_text = ""
+        turn.first_audio_at = None
+        if turn.user_final and turn.user_text:
+            self._skip_input_transcripts = 1
 
     async def _receive(self, connection: LiveConnection) -> None:
         async for message in connection.messages():
@@ -753,8 +764,11 @@ class AgentCore:
             self._set_state(AgentState.USER_SPEAKING, "interrupted by the person")
 
     def _handle_input_transcription(self, transcription: types.Transcription) -> None:
-        if self._turn.replayed and self._turn.user_final and not self._turn.completed:
-            return  # the re-sent turn transcribed again: already in the transcript
+        if self._skip_input_transcripts:
+            # The re-sent question transcribed a second time: it is in the transcript already.
+            if transcription.finished:
+                self._skip_input_transcripts -= 1
+            return
         if self._talk_mode is TalkMode.HANDS_FREE and (
             self._turn.completed or self._turn.user_final
         ):
@@ -1038,6 +1052,7 @@ class AgentCore:
         )
 
     def _mark_answered(self, *, opens_turn: bool = True) -> None:
+        self._skip_input_transcripts = 0
         if opens_turn and self._turn.completed:
             # The model speaks without a new request from us (hands-free after audioStreamEnd,
             # or on its own): that is a turn of its own.
@@ -1182,6 +1197,7 @@ class AgentCore:
         self._go_away_received = False
         self._end_requested = None
         self._ending = None
+        self._skip_input_transcripts = 0
         self._talking = False
         self._mic_open = True
         self._talk_mode = self._talk_mode

@@ -35,7 +35,6 @@ class Turn:
         total_tokens: all tokens reported for this turn.
         completed: the service said turnComplete (or the core gave up waiting).
         answered: the service did something in reply (audio, text, a tool call).
-        replayed: the turn's input was re-sent after a reconnection.
     """
 
     turn_id: int
@@ -52,7 +51,6 @@ class Turn:
     total_tokens: int = 0
     completed: bool = False
     answered: bool = False
-    replayed: bool = False
 
     @property
     def awaiting_answer(self) -> bool:
