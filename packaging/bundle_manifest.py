@@ -1,0 +1,175 @@
+"""What goes into the PyInstaller bundle, in one place the spec, the hooks and the tests read.
+
+Everything here is a plain constant so that a person can see, without running PyInstaller,
+which resource files ship, which Qt modules and plugins are kept and which Python packages
+are left out. ``tests/packaging/test_bundle_manifest.py`` checks the list against resources/
+so a new icon or stylesheet cannot be forgotten silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import PurePath
+from typing import Final
+
+APP_NAME: Final = "sammy-desktop"
+DISPLAY_NAME: Final = "Sammy Desktop"
+BUNDLE_ID: Final = "org.sammy.SammyDesktop"
+COMPANY: Final = "Sammy Desktop developers"
+DESCRIPTION: Final = "Desktop voice assistant on the Gemini Live API"
+MIC_USAGE: Final = (
+    "Sammy listens to your microphone only while you hold the talk button (or, if you turned "
+    "it on, while hands-free listening is active) and sends that audio to the Gemini Live API."
+)
+
+# Files under resources/ that ship, relative to resources/. They land in the bundle under
+# ``resources/`` with the same relative path (``sys._MEIPASS/resources/...``), where
+# sammy_desktop.ui.assets looks for them. Scripts that make resources (``*.py``) stay out.
+RESOURCE_FILES: Final[tuple[str, ...]] = (
+    "icons/alert.svg",
+    "icons/app.svg",
+    "icons/check.svg",
+    "icons/chevron-down.svg",
+    "icons/clock.svg",
+    "icons/close.svg",
+    "icons/end-session.svg",
+    "icons/eye.svg",
+    "icons/flag.svg",
+    "icons/info.svg",
+    "icons/key.svg",
+    "icons/mic-off.svg",
+    "icons/mic.svg",
+    "icons/palette.svg",
+    "icons/power.svg",
+    "icons/refresh.svg",
+    "icons/send.svg",
+    "icons/settings.svg",
+    "icons/shield.svg",
+    "icons/sliders.svg",
+    "icons/speaker.svg",
+    "icons/stop.svg",
+    "icons/tool.svg",
+    "icons/tray-error.svg",
+    "icons/tray-idle.svg",
+    "icons/tray-listening.svg",
+    "icons/tray-speaking.svg",
+    "icons/tray-thinking.svg",
+    "icons/user.svg",
+    "icons/voice.svg",
+    "sounds/listen_start.wav",
+    "sounds/listen_stop.wav",
+    "sounds/test_tone.wav",
+    "style/app.qss",
+)
+# The app icon's source; packaging/make_icons.py renders the PNG (Linux .desktop), ICO
+# (Windows) and ICNS (macOS) from it at build time into build/icons/.
+ICON_SOURCE: Final = "icons/app.svg"
+ICON_BASENAME: Final = "sammy-desktop"
+
+# The Qt modules the app imports. Every other PySide6 module is excluded outright.
+QT_MODULES_USED: Final[frozenset[str]] = frozenset({"QtCore", "QtGui", "QtWidgets", "QtSvg"})
+
+# Qt plugins kept, per plugin folder, by file stem without the "lib" prefix (the same stem on
+# Linux, Windows and macOS). ``None`` keeps the whole folder; a folder missing here is dropped.
+QT_PLUGINS_KEPT: Final[dict[str, frozenset[str] | None]] = {
+    # xcb and wayland for Linux desktops, windows/cocoa for the others, offscreen for the
+    # headless --self-test. eglfs, linuxfb, vnc, minimal are for kiosks and embedded boards.
+    "platforms": frozenset({"qxcb", "qwayland", "qwindows", "qcocoa", "qoffscreen"}),
+    # The portal theme gives native file dialogs through xdg-desktop-portal; the GTK3 theme
+    # would drag GTK, GDK, cairo, pango and friends (about 20 MB) into the bundle.
+    "platformthemes": frozenset({"qxdgdesktopportal"}),
+    # Dead keys and IBus (CJK input) in text fields; the virtual keyboard is for kiosks.
+    "platforminputcontexts": frozenset(
+        {"composeplatforminputcontextplugin", "ibusplatforminputcontextplugin"}
+    ),
+    # PNG and BMP are built into QtGui; SVG for our icons, ICO for Windows icons.
+    "imageformats": frozenset({"qsvg", "qico"}),
+    "iconengines": frozenset({"qsvgicon"}),
+    "xcbglintegrations": None,
+    "wayland-decoration-client": None,
+    "wayland-graphics-integration-client": None,
+    "wayland-shell-integration": None,
+    "styles": None,
+    "accessiblebridge": None,
+}
+
+# Python packages that can be imported by something we use but are never needed at run time.
+EXCLUDED_MODULES: Final[tuple[str, ...]] = (
+    "tkinter",
+    "_tkinter",
+    "PyQt5",
+    "PyQt6",
+    "PySide2",
+    "IPython",
+    "matplotlib",
+    "pytest",
+    "_pytest",
+    "pytestqt",
+    "mypy",
+    "ruff",
+    "importlinter",
+    "grimp",
+    "pydoc_data",
+    "lib2to3",
+    "setuptools",
+    "pkg_resources",
+    "pip",
+)
+
+# Qt's own translations are only used when the app installs a QTranslator, which it does
+# not (the UI is English only for now): none are shipped.
+SHIP_QT_TRANSLATIONS: Final = False
+
+
+def plugin_stem(file_name: str) -> str:
+    """The platform-neutral name of a Qt plugin file (``libqxcb.so`` -> ``qxcb``)."""
+    stem = file_name.split(".", 1)[0]
+    return stem.removeprefix("lib")
+
+
+def keep_qt_plugin(plugin_type: str, file_name: str) -> bool:
+    """Whether the Qt plugin ``plugin_type/file_name`` ships."""
+    if plugin_type not in QT_PLUGINS_KEPT:
+        return False
+    kept = QT_PLUGINS_KEPT[plugin_type]
+    return kept is None or plugin_stem(file_name) in kept
+
+
+def _plugin_location(dest_dir: str) -> str | None:
+    """The plugin folder (``platforms``) of a destination like ``PySide6/Qt/plugins/platforms``."""
+    parts = PurePath(dest_dir.replace("\\", "/")).parts
+    if "plugins" in parts[:-1]:
+        return parts[parts.index("plugins") + 1]
+    return None
+
+
+def _is_translation(dest_dir: str) -> bool:
+    return PurePath(dest_dir.replace("\\", "/")).name == "translations"
+
+
+def filter_qt_collection(
+    hiddenimports: Iterable[str],
+    binaries: Iterable[tuple[str, str]],
+    datas: Iterable[tuple[str, str]],
+) -> tuple[list[str], list[tuple[str, str]], list[tuple[str, str]]]:
+    """Narrow what PyInstaller's PySide6 hooks collect to what the app uses.
+
+    Runs inside our overrides of those hooks (packaging/hooks/), before PyInstaller analyses
+    the binaries' own dependencies, so a dropped plugin's libraries are never collected.
+    """
+    kept_imports = [
+        name
+        for name in hiddenimports
+        if not name.startswith("PySide6.Qt") or name.split(".")[1] in QT_MODULES_USED
+    ]
+    kept_binaries = []
+    for source, dest in binaries:
+        plugin_type = _plugin_location(dest)
+        if plugin_type is None or keep_qt_plugin(plugin_type, PurePath(source).name):
+            kept_binaries.append((source, dest))
+    kept_datas = [
+        (source, dest)
+        for source, dest in datas
+        if SHIP_QT_TRANSLATIONS or not _is_translation(dest)
+    ]
+    return kept_imports, kept_binaries, kept_datas
