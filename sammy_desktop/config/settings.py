@@ -230,6 +230,23 @@ class Settings(BaseModel):
         json_schema_extra=_section("Tools"),
     )
 
+    google_search: bool = Field(
+        False,
+        title="Web search (Google)",
+        description="Let the assistant search the web with Google Search while it answers. "
+        "The sources it used are shown in the transcript. Your questions are sent to "
+        "Google Search.",
+        json_schema_extra=_section("Tools"),
+    )
+    allowed_applications: dict[str, list[str]] = Field(
+        default_factory=dict,
+        title="Applications the assistant may open",
+        description="Name -> the command that starts it, as a list of arguments (program "
+        "first), e.g. Calculator -> [\"gnome-calculator\"]. The assistant can open only "
+        "these, and asks you first. Commands run without a shell.",
+        json_schema_extra=_section("Tools"),
+    )
+
     # -- Privacy -----------------------------------------------------------------------------
     privacy: PrivacySettings = Field(
         default_factory=PrivacySettings,
@@ -297,6 +314,28 @@ class Settings(BaseModel):
     @classmethod
     def _check_api_base_url(cls, value: str) -> str:
         return _check_url(value, ("https", "http", "wss", "ws"), "API endpoint").rstrip("/")
+
+    @field_validator("allowed_applications")
+    @classmethod
+    def _check_allowed_applications(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        cleaned: dict[str, list[str]] = {}
+        seen: dict[str, str] = {}
+        for raw_name, command in value.items():
+            name = raw_name.strip()
+            if not name or len(name) > 100:
+                raise ValueError(f"application name {raw_name!r} must be 1 to 100 characters")
+            if name.casefold() in seen:
+                raise ValueError(
+                    f"applications {seen[name.casefold()]!r} and {raw_name!r} have the same name"
+                )
+            if not command or any(not part.strip() for part in command):
+                raise ValueError(
+                    f"application {name!r} needs a command: the program, then its arguments, "
+                    "none of them empty"
+                )
+            seen[name.casefold()] = raw_name
+            cleaned[name] = list(command)
+        return cleaned
 
     @field_validator("support_url")
     @classmethod

@@ -1,0 +1,153 @@
+"""Clipboard: ``readClipboard`` and ``writeClipboard``, through the UI's clipboard port.
+
+Reading asks the person every time, because a clipboard often holds a password or a
+private message, unless they answered "always for this session" (see
+:class:`~sammy_desktop.tools.desktop.consent.SessionConsent`). Nothing is read before the
+answer is yes. Writing does not ask: it only replaces what the person could paste next.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from sammy_desktop.tools.context import ToolContext
+from sammy_desktop.tools.definition import ToolDefinition, tool
+from sammy_desktop.tools.desktop.consent import SessionConsent
+from sammy_desktop.tools.desktop.ports import ClipboardPort
+from sammy_desktop.tools.kinds import ToolBehavior, ToolCategory
+from sammy_desktop.tools.results import ToolErrorKind, ToolResult
+
+__all__ = [
+    "MAX_READ_CHARS",
+    "MAX_WRITE_CHARS",
+    "READ_CLIPBOARD",
+    "ReadClipboardInput",
+    "ReadClipboardOutput",
+    "WriteClipboardInput",
+    "WriteClipboardOutput",
+    "clipboard_tools",
+]
+
+_log = logging.getLogger(__name__)
+
+READ_CLIPBOARD = "readClipboard"
+MAX_READ_CHARS = 20_000
+MAX_WRITE_CHARS = 100_000
+_CONFIRMATION_TIMEOUT_S = 60.0
+_READ_PROMPT = (
+    "Let the assistant read what is on your clipboard? It may contain passwords or other "
+    "private text."
+)
+
+
+class ReadClipboardInput(BaseModel):
+    """readClipboard takes no arguments."""
+
+
+class ReadClipboardOutput(BaseModel):
+    """What readClipboard answers."""
+
+    has_text: bool = Field(description="False when the clipboard holds no text (an image).")
+    text: str = Field(description="The clipboard's text ('' when it is empty).")
+    truncated: bool = Field(description="True when only the beginning of a long text is given.")
+    length: int = Field(description="The full text's length in characters.")
+
+
+class WriteClipboardInput(BaseModel):
+    """Arguments of writeClipboard."""
+
+    text: str = Field(
+        min_length=1,
+        max_length=MAX_WRITE_CHARS,
+        description="The exact text to put on the clipboard for the person to paste.",
+    )
+
+
+class WriteClipboardOutput(BaseModel):
+    """What writeClipboard answers."""
+
+    length: int = Field(description="How many characters were copied.")
+
+
+def _no_clipboard() -> ToolResult[Any]:
+    return ToolResult.failure(
+        "There is no clipboard access in this app right now (no desktop session). Tell the "
+        "person; do not retry."
+    )
+
+
+def clipboard_tools(
+    clipboard: ClipboardPort | None, consent: SessionConsent
+) -> list[ToolDefinition[Any, Any]]:
+    """The tools readClipboard and writeClipboard over ``clipboard``.
+
+    With ``clipboard`` None both answer that there is no clipboard.
+
+    Args:
+        clipboard: the UI's clipboard.
+        consent: the session's standing permissions ("always" for readClipboard).
+    """
+
+    @tool(
+        name=READ_CLIPBOARD,
+        category=ToolCategory.CONTEXT,
+        behavior=ToolBehavior.BLOCKING,
+        timeout_s=_CONFIRMATION_TIMEOUT_S + 15.0,
+        confirmation_timeout_s=_CONFIRMATION_TIMEOUT_S,
+    )
+    async def read_clipboard(
+        args: ReadClipboardInput, context: ToolContext
+    ) -> ReadClipboardOutput | ToolResult[ReadClipboardOutput]:
+        """Read the text on the person's clipboard, when they ask about what they copied.
+
+        The person is asked to allow it each time unless they chose "always" for this
+        session.
+        """
+        if clipboard is None:
+            return _no_clipboard()
+        if not consent.is_allowed(READ_CLIPBOARD) and not await context.confirm(_READ_PROMPT):
+            return ToolResult.failure(
+                "The person did not allow reading the clipboard (they said no or did not "
+                "answer); nothing was read. Do not try again unless they ask.",
+                error_kind=ToolErrorKind.DENIED,
+            )
+        text = await clipboard.read_text()
+        if text is None:
+            return ToolResult.success(
+                ReadClipboardOutput(has_text=False, text="", truncated=False, length=0),
+                feedback=["The clipboard holds something that is not text, such as an image."],
+            )
+        shown = text[:MAX_READ_CHARS]
+        return ToolResult.success(
+            ReadClipboardOutput(
+                has_text=True, text=shown, truncated=len(shown) < len(text), length=len(text)
+            ),
+            feedback=[] if text else ["The clipboard is empty."],
+            display=f"Read {len(text)} characters from the clipboard",
+        )
+
+    @tool(
+        name="writeClipboard",
+        category=ToolCategory.ACTION,
+        behavior=ToolBehavior.BLOCKING,
+        timeout_s=5.0,
+    )
+    async def write_clipboard(
+        args: WriteClipboardInput, context: ToolContext
+    ) -> WriteClipboardOutput | ToolResult[WriteClipboardOutput]:
+        """Put text on the person's clipboard so they can paste it.
+
+        Use it when they ask you to copy something: an address, a command, a draft.
+        """
+        if clipboard is None:
+            return _no_clipboard()
+        await clipboard.write_text(args.text)
+        return ToolResult.success(
+            WriteClipboardOutput(length=len(args.text)),
+            display=f"Copied {len(args.text)} characters to the clipboard",
+        )
+
+    return [read_clipboard, write_clipboard]

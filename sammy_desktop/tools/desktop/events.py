@@ -1,0 +1,103 @@
+"""Events the desktop tool pack publishes on the app's event bus.
+
+The UI shows them; the history writer records them; the core delivers
+:class:`TimerAnnouncementPending` to the model at the next turn on models that cannot be
+told about a timer by themselves (no asynchronous function calling).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from datetime import datetime
+
+from sammy_desktop.eventbus import Event
+
+__all__ = [
+    "TimerAnnouncementPending",
+    "TimerCancelled",
+    "TimerFired",
+    "TimerInfo",
+    "TimerStarted",
+    "TimerStatus",
+    "TimersRunningAtQuit",
+]
+
+
+class TimerStatus(enum.StrEnum):
+    """Where a timer stands."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+    STOPPED = "stopped"
+    """The app closed while it was running."""
+
+
+@dataclass(frozen=True, slots=True)
+class TimerInfo:
+    """A timer as the UI, the history and the model see it.
+
+    Attributes:
+        id: short id the model uses to cancel it ("1", "2" ...).
+        label: what it is for ("check the oven").
+        duration_s: how long it was set for, in seconds.
+        started_at: when it was set (aware).
+        ends_at: when it ends or ended (aware).
+        status: running, finished, cancelled or stopped.
+    """
+
+    id: str
+    label: str
+    duration_s: float
+    started_at: datetime
+    ends_at: datetime
+    status: TimerStatus
+
+
+@dataclass(frozen=True, slots=True)
+class TimerStarted(Event):
+    """A timer was set."""
+
+    timer: TimerInfo
+
+
+@dataclass(frozen=True, slots=True)
+class TimerFired(Event):
+    """A timer ended; the notification and the earcon have been requested.
+
+    Attributes:
+        timer: the timer, status ``finished``.
+        announced_live: True when the model is told through the still-open setTimer call
+            (will_continue); False when :class:`TimerAnnouncementPending` follows instead.
+    """
+
+    timer: TimerInfo
+    announced_live: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TimerCancelled(Event):
+    """A timer was cancelled before it ended."""
+
+    timer: TimerInfo
+
+
+@dataclass(frozen=True, slots=True)
+class TimerAnnouncementPending(Event):
+    """A timer ended and the model could not be told through its call.
+
+    The core sends ``text`` to the model at the next turn (for example as realtime text
+    once the conversation is idle), then calls ``TimerService.take_announcements()`` so it
+    is delivered once. ``text`` is written for the model, not for the person.
+    """
+
+    timer: TimerInfo
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TimersRunningAtQuit(Event):
+    """The app is closing with these timers still running; the history lists them."""
+
+    timers: tuple[TimerInfo, ...]

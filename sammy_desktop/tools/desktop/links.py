@@ -1,0 +1,299 @@
+"""Links and apps: ``openUrl`` and ``openApplication``, both asking the person first.
+
+``openUrl`` opens web pages and e-mail drafts only (http:, https:, mailto:). Any other
+scheme (file:, javascript:, a custom app handler ...) is refused before the person is
+asked, with the allowed schemes named so the model can explain. ``openApplication`` starts
+only programs the person listed in Settings (a name and the command to run, as an argument
+list); an unknown name is refused with the allowed names. Commands never go through a
+shell, so nothing the model says can add arguments or chain commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import logging
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, Field
+
+from sammy_desktop.tools.context import ToolContext
+from sammy_desktop.tools.definition import ToolDefinition, tool
+from sammy_desktop.tools.desktop.ports import ApplicationLauncher
+from sammy_desktop.tools.kinds import ToolBehavior, ToolCategory
+from sammy_desktop.tools.results import ParameterFeedback, ToolErrorKind, ToolResult
+
+__all__ = [
+    "ALLOWED_URL_SCHEMES",
+    "OpenApplicationInput",
+    "OpenApplicationOutput",
+    "OpenUrlInput",
+    "OpenUrlOutput",
+    "SubprocessLauncher",
+    "UrlCheck",
+    "check_url",
+    "link_tools",
+]
+
+_log = logging.getLogger(__name__)
+
+ALLOWED_URL_SCHEMES: tuple[str, ...] = ("http", "https", "mailto")
+_CONFIRMATION_TIMEOUT_S = 60.0
+_SCHEMES_TEXT = ", ".join(f"{scheme}:" for scheme in ALLOWED_URL_SCHEMES)
+
+
+class OpenUrlInput(BaseModel):
+    """Arguments of openUrl."""
+
+    url: str = Field(
+        min_length=1,
+        max_length=2000,
+        description="The full address, starting with https:// (or http://), or mailto: "
+        "followed by an e-mail address.",
+    )
+
+
+class OpenUrlOutput(BaseModel):
+    """What openUrl answers."""
+
+    opened: str = Field(description="The address that was opened.")
+
+
+class OpenApplicationInput(BaseModel):
+    """Arguments of openApplication."""
+
+    name: str = Field(
+        min_length=1,
+        max_length=100,
+        description="The application's name exactly as the person listed it in Settings.",
+    )
+
+
+class OpenApplicationOutput(BaseModel):
+    """What openApplication answers."""
+
+    started: str = Field(description="The name of the application that was started.")
+
+
+@dataclass(frozen=True, slots=True)
+class UrlCheck:
+    """The verdict on a URL.
+
+    Attributes:
+        url: the address to open, None when it must not be opened.
+        problem: why not, as a phrase the model can repeat.
+        suggestion: the address probably meant (the scheme was left out).
+    """
+
+    url: str | None = None
+    problem: str | None = None
+    suggestion: str | None = None
+
+
+def check_url(raw: str) -> UrlCheck:
+    """Decide whether ``raw`` may be opened.
+
+    Returns:
+        ``url`` set when it is an http:, https: or mailto: address with a host (or an
+        e-mail address); otherwise ``problem`` says why, and ``suggestion`` holds the
+        https: address the model probably meant when it left the scheme out.
+    """
+    url = raw.strip()
+    if any(char.isspace() or ord(char) < 0x20 for char in url):
+        return UrlCheck(problem="the address contains spaces or control characters")
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if not scheme or (scheme not in ALLOWED_URL_SCHEMES and not parts.netloc and "." in scheme):
+        # "docs.python.org/3" or "python.org:443": a host without a scheme.
+        guess = urlsplit(f"https://{url}")
+        if guess.hostname and "." in guess.hostname:
+            return UrlCheck(
+                problem=f"the address has no scheme; it must start with one of {_SCHEMES_TEXT}",
+                suggestion=guess.geturl(),
+            )
+        return UrlCheck(problem=f"this is not an address; it must start with {_SCHEMES_TEXT}")
+    if scheme not in ALLOWED_URL_SCHEMES:
+        return UrlCheck(
+            problem=f"the scheme {scheme}: is not allowed; only {_SCHEMES_TEXT} addresses can "
+            "be opened"
+        )
+    if scheme == "mailto":
+        address = parts.path
+        if "@" not in address or address.startswith("@") or address.endswith("@"):
+            return UrlCheck(problem="a mailto: address needs an e-mail address after mailto:")
+        return UrlCheck(url=url)
+    if not parts.hostname:
+        return UrlCheck(problem=f"the {scheme}: address has no host name")
+    return UrlCheck(url=url)
+
+
+class SubprocessLauncher:
+    """Starts applications as detached child processes, without a shell.
+
+    The UI may provide a Qt launcher instead (``QProcess.startDetached``); this one needs
+    nothing but the standard library. Each started program gets a daemon thread that waits
+    for it to exit, so it never lingers as a zombie, and the app never kills it at quit:
+    the person's applications outlive the assistant.
+    """
+
+    async def launch(self, argv: Sequence[str]) -> None:
+        """Start ``argv`` (program first); returns once it has started.
+
+        Raises:
+            OSError: the program does not exist or cannot be run.
+            ValueError: ``argv`` is empty.
+        """
+        if not argv:
+            raise ValueError("an application needs a command to run")
+        # Popen forks and execs; off the event loop, it is quick but not free.
+        process = await asyncio.to_thread(_spawn, list(argv))
+        threading.Thread(target=process.wait, name=f"reap-app-{process.pid}", daemon=True).start()
+
+
+def _spawn(argv: list[str]) -> subprocess.Popen[bytes]:
+    """Start ``argv`` in its own session (process group), detached from our terminal."""
+    streams: dict[str, Any] = {
+        "stdin": subprocess.DEVNULL,
+        "stdout": subprocess.DEVNULL,
+        "stderr": subprocess.DEVNULL,
+    }
+    if sys.platform == "win32":
+        return subprocess.Popen(
+            argv, creationflags=subprocess.CREATE_NEW_PROCESS_GROUP, close_fds=True, **streams
+        )
+    return subprocess.Popen(argv, start_new_session=True, close_fds=True, **streams)
+
+
+def _find_application(name: str, allowed: dict[str, list[str]]) -> str | None:
+    wanted = name.strip().casefold()
+    for listed in allowed:
+        if listed.strip().casefold() == wanted:
+            return listed
+    return None
+
+
+def link_tools(launcher: ApplicationLauncher | None = None) -> list[ToolDefinition[Any, Any]]:
+    """The tools openUrl (via ``ToolServices.url_opener``) and openApplication (via ``launcher``).
+
+    Args:
+        launcher: starts allowed applications; a :class:`SubprocessLauncher` when None.
+    """
+    starter: ApplicationLauncher = launcher if launcher is not None else SubprocessLauncher()
+
+    @tool(
+        name="openUrl",
+        category=ToolCategory.ACTION,
+        behavior=ToolBehavior.BLOCKING,
+        timeout_s=_CONFIRMATION_TIMEOUT_S + 15.0,
+        confirmation_timeout_s=_CONFIRMATION_TIMEOUT_S,
+    )
+    async def open_url(
+        args: OpenUrlInput, context: ToolContext
+    ) -> OpenUrlOutput | ToolResult[OpenUrlOutput]:
+        """Open a web page in the person's browser, or start an e-mail with mailto:.
+
+        Only http, https and mailto addresses can be opened. Use the full address, such as
+        https://docs.python.org/3/. The person is asked to confirm first.
+        """
+        verdict = check_url(args.url)
+        if verdict.url is None:
+            problem = verdict.problem or "the address cannot be opened"
+            return ToolResult.failure(
+                f"{args.url!r} was not opened: {problem}. Allowed schemes: {_SCHEMES_TEXT}.",
+                validation={
+                    "url": ParameterFeedback.invalid(
+                        problem,
+                        suggested_values=None
+                        if verdict.suggestion is None
+                        else [verdict.suggestion],
+                    )
+                },
+            )
+        opener = context.services.url_opener
+        if opener is None:
+            return ToolResult.failure(
+                "Links cannot be opened in this app right now (no desktop session). Read "
+                "the address to the person instead."
+            )
+        url = verdict.url
+        question = (
+            f"Start an e-mail to {urlsplit(url).path}?"
+            if url.lower().startswith("mailto:")
+            else f"Open this page in your browser?\n\n{url}"
+        )
+        if not await context.confirm(question):
+            return ToolResult.failure(
+                "The person did not allow opening the address (they said no or did not "
+                "answer); nothing was opened. Do not try again unless they ask.",
+                error_kind=ToolErrorKind.DENIED,
+            )
+        if not await opener.open_url(url):
+            return ToolResult.failure(
+                f"The system could not open {url}. Read the address to the person instead."
+            )
+        return ToolResult.success(OpenUrlOutput(opened=url), display=f"Opened {url}")
+
+    @tool(
+        name="openApplication",
+        category=ToolCategory.ACTION,
+        behavior=ToolBehavior.BLOCKING,
+        timeout_s=_CONFIRMATION_TIMEOUT_S + 15.0,
+        confirmation_timeout_s=_CONFIRMATION_TIMEOUT_S,
+    )
+    async def open_application(
+        args: OpenApplicationInput, context: ToolContext
+    ) -> OpenApplicationOutput | ToolResult[OpenApplicationOutput]:
+        """Start a desktop application the person allowed in Settings, by its name.
+
+        Only the applications on the person's list can be started; if the name is not
+        allowed, the answer lists the names that are. The person is asked to confirm first.
+        """
+        allowed = context.services.settings().allowed_applications
+        if not allowed:
+            return ToolResult.failure(
+                "No applications are allowed yet. Tell the person they can add the "
+                "applications the assistant may open under Settings, Tools.",
+                validation={"name": ParameterFeedback.invalid("no applications are allowed")},
+            )
+        listed = _find_application(args.name, allowed)
+        if listed is None:
+            close = difflib.get_close_matches(
+                args.name.casefold(), [name.casefold() for name in allowed], n=1, cutoff=0.6
+            )
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            names = ", ".join(sorted(allowed))
+            return ToolResult.failure(
+                f"{args.name!r} is not on the person's list of applications.{hint} "
+                f"Allowed: {names}. Others can be added in Settings, Tools.",
+                validation={
+                    "name": ParameterFeedback.invalid(
+                        "not an allowed application", allowed_values=sorted(allowed)
+                    )
+                },
+            )
+        command = allowed[listed]
+        if not await context.confirm(f"Open {listed}?\n\nCommand: {' '.join(command)}"):
+            return ToolResult.failure(
+                f"The person did not allow opening {listed} (they said no or did not "
+                "answer); nothing was started. Do not try again unless they ask.",
+                error_kind=ToolErrorKind.DENIED,
+            )
+        try:
+            await starter.launch(command)
+        except (OSError, ValueError) as error:
+            _log.warning("could not start %s (%s): %s", listed, command, error)
+            return ToolResult.failure(
+                f"{listed} could not be started on this computer ({error}). Tell the person "
+                "to check its command in Settings, Tools.",
+            )
+        return ToolResult.success(
+            OpenApplicationOutput(started=listed), display=f"Started {listed}"
+        )
+
+    return [open_url, open_application]

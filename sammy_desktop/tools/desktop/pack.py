@@ -1,0 +1,57 @@
+"""The desktop tool pack in one call: :func:`desktop_tools` for the composition root."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sammy_desktop.tools.definition import ToolDefinition
+from sammy_desktop.tools.desktop.clipboard import clipboard_tools
+from sammy_desktop.tools.desktop.consent import SessionConsent
+from sammy_desktop.tools.desktop.date_time import get_date_time
+from sammy_desktop.tools.desktop.links import link_tools
+from sammy_desktop.tools.desktop.notes import note_tools
+from sammy_desktop.tools.desktop.ports import ApplicationLauncher, ClipboardPort
+from sammy_desktop.tools.desktop.timers import TimerService, timer_tools
+
+__all__ = ["TOOLS_THAT_ASK_FIRST", "desktop_tools"]
+
+TOOLS_THAT_ASK_FIRST: frozenset[str] = frozenset(
+    {"deleteNote", "readClipboard", "openUrl", "openApplication"}
+)
+"""Tools of the pack that ask the person before they act.
+
+They ask from inside their handler (``context.confirm``) rather than through
+``ToolDefinition.requires_confirmation``, because they first check what they were asked
+(the note exists, the address is allowed, the application is listed) so the person is
+never asked about something that would be refused anyway. The settings pane shows
+"asks first" for ``definition.requires_confirmation or definition.name in
+TOOLS_THAT_ASK_FIRST``.
+"""
+
+
+def desktop_tools(
+    *,
+    timers: TimerService,
+    clipboard: ClipboardPort | None,
+    consent: SessionConsent,
+    launcher: ApplicationLauncher | None = None,
+) -> list[ToolDefinition[Any, Any]]:
+    """Every tool of the pack, in the order the settings pane lists them.
+
+    Args:
+        timers: the app's timer service (created once; it outlives sessions).
+        clipboard: the UI's clipboard; None makes the clipboard tools say it is missing.
+        consent: standing "always for this session" permissions (readClipboard).
+        launcher: starts allowed applications; a subprocess launcher when None.
+
+    Returns:
+        getDateTime, setTimer, listTimers, cancelTimer, addNote, searchNotes, deleteNote,
+        readClipboard, writeClipboard, openUrl, openApplication.
+    """
+    return [
+        get_date_time,
+        *timer_tools(timers),
+        *note_tools(),
+        *clipboard_tools(clipboard, consent),
+        *link_tools(launcher),
+    ]

@@ -1,0 +1,608 @@
+"""Timers: ``setTimer``, ``listTimers`` and ``cancelTimer``, the pack's NON_BLOCKING showcase.
+
+"Remind me in ten minutes to check the oven": ``setTimer`` answers at once ("set, ends at
+10:42") and keeps its call open. When the timer ends, the same call sends a second answer
+(``will_continue``), scheduled INTERRUPT so the assistant says it straight away, or
+WHEN_IDLE when someone is mid-sentence, and the person also gets a desktop notification
+and an earcon through the UI's :class:`~sammy_desktop.tools.desktop.ports.DesktopNotifier`.
+
+The timers belong to a :class:`TimerService` the app creates once, not to a call or a
+connection: a reconnect cancels the open call, never the timer. A timer that ends with no
+call to speak through (after a reconnect, or on a model without asynchronous function
+calling) still notifies, and leaves a text for the model to read at the next turn
+(:class:`~sammy_desktop.tools.desktop.events.TimerAnnouncementPending`). Timers still
+running when the app quits are reported by :meth:`TimerService.shutdown` for the history.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import re
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sammy_desktop.eventbus import EventBus
+from sammy_desktop.tools.capabilities import capabilities_for
+from sammy_desktop.tools.context import ToolContext, local_now
+from sammy_desktop.tools.definition import ToolDefinition, tool
+from sammy_desktop.tools.desktop.events import (
+    TimerAnnouncementPending,
+    TimerCancelled,
+    TimerFired,
+    TimerInfo,
+    TimersRunningAtQuit,
+    TimerStarted,
+    TimerStatus,
+)
+from sammy_desktop.tools.desktop.ports import DesktopNotifier, Earcon
+from sammy_desktop.tools.kinds import ResponseScheduling, ToolBehavior, ToolCategory
+from sammy_desktop.tools.results import ParameterFeedback, ToolResult
+
+__all__ = [
+    "MAX_TIMER_S",
+    "CancelTimerInput",
+    "ListTimersInput",
+    "ListTimersOutput",
+    "LoopScheduler",
+    "Scheduled",
+    "Scheduler",
+    "SetTimerInput",
+    "TimerLimitError",
+    "TimerOutput",
+    "TimerService",
+    "human_duration",
+    "parse_duration",
+    "timer_tools",
+]
+
+_log = logging.getLogger(__name__)
+
+MAX_TIMER_S = 24 * 3600.0
+MIN_TIMER_S = 1.0
+MAX_RUNNING_TIMERS = 20
+_RECENT_KEPT = 10
+
+# Agent states (core.events.AgentState values) in which someone is talking: a timer that
+# ends then waits for the pause instead of cutting in.
+_MID_SENTENCE_STATES = frozenset({"assistant_speaking", "user_speaking"})
+
+_DURATION_EXAMPLES = ("10m", "1h30m", "90s", "00:10:00", "PT10M")
+
+
+# -- scheduling ---------------------------------------------------------------------------
+
+
+class Scheduled(Protocol):
+    """A callback waiting to run; :meth:`cancel` stops it."""
+
+    def cancel(self) -> None:
+        """Do not run the callback (harmless when it already ran)."""
+
+
+class Scheduler(Protocol):
+    """When timers end: the event loop in the app, a manual clock in tests."""
+
+    def now(self) -> float:
+        """Monotonic seconds."""
+        ...
+
+    def call_later(self, delay_s: float, callback: Callable[[], None]) -> Scheduled:
+        """Run ``callback`` on the event loop after ``delay_s`` seconds."""
+        ...
+
+
+class LoopScheduler:
+    """The running asyncio loop's clock and ``call_later``."""
+
+    def now(self) -> float:
+        """The loop's monotonic time."""
+        return asyncio.get_running_loop().time()
+
+    def call_later(self, delay_s: float, callback: Callable[[], None]) -> Scheduled:
+        """``loop.call_later``: no task, nothing to await, cancelled with the handle."""
+        return asyncio.get_running_loop().call_later(delay_s, callback)
+
+
+# -- durations ----------------------------------------------------------------------------
+
+_UNIT_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0}
+_UNIT_WORDS = {
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), "h"),
+    **dict.fromkeys(("m", "min", "mins", "minute", "minutes"), "m"),
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), "s"),
+}
+_NUMBER = r"\d+(?:[.,]\d+)?"
+_UNIT_PART = re.compile(rf"({_NUMBER})\s*([a-z]+)")
+_UNIT_SEPARATORS = re.compile(r"(?:\s|,|\band\b)+")
+_CLOCK = re.compile(r"(?:(\d+):)?(\d{1,2}):(\d{1,2})")
+_ISO = re.compile(rf"p(?:({_NUMBER})d)?(?:t(?:({_NUMBER})h)?(?:({_NUMBER})m)?(?:({_NUMBER})s)?)?")
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in ``text``: "600", "10m", "1h 30m", "2.5 minutes", "1:30:00", "PT10M".
+
+    Raises:
+        ValueError: not a duration, or outside 1 second to 24 hours; the message says which.
+    """
+    cleaned = text.strip().lower()
+    seconds: float | None = None
+    if re.fullmatch(_NUMBER, cleaned):
+        seconds = _number(cleaned)
+    elif match := _CLOCK.fullmatch(cleaned):
+        hours, minutes, secs = (int(part or 0) for part in match.groups())
+        seconds = hours * 3600.0 + minutes * 60.0 + secs
+    elif cleaned.startswith("p") and (match := _ISO.fullmatch(cleaned)) and any(match.groups()):
+        days, hours_text, minutes_text, secs_text = (
+            _number(part) if part else 0.0 for part in match.groups()
+        )
+        seconds = days * 86400 + hours_text * 3600 + minutes_text * 60 + secs_text
+    else:
+        seconds = _unit_phrase(cleaned)
+    if seconds is None:
+        raise ValueError(
+            f"{text!r} is not a duration; write it like {', '.join(_DURATION_EXAMPLES)}"
+        )
+    if not math.isfinite(seconds) or seconds < MIN_TIMER_S:
+        raise ValueError("a timer must run for at least 1 second")
+    if seconds > MAX_TIMER_S:
+        raise ValueError("a timer can run for at most 24 hours")
+    return seconds
+
+
+def _unit_phrase(text: str) -> float | None:
+    """Seconds in a phrase like "1h30m", "1 hour and 30 minutes"; None when it is not one."""
+    total = 0.0
+    position = 0
+    found = False
+    while position < len(text):
+        separator = _UNIT_SEPARATORS.match(text, position)
+        if separator and separator.end() > position:
+            position = separator.end()
+            continue
+        part = _UNIT_PART.match(text, position)
+        if part is None or part.group(2) not in _UNIT_WORDS:
+            return None
+        total += _number(part.group(1)) * _UNIT_SECONDS[_UNIT_WORDS[part.group(2)]]
+        position = part.end()
+        found = True
+    return total if found else None
+
+
+def human_duration(seconds: float) -> str:
+    """``seconds`` as a person says it: "10 minutes", "1 hour 30 minutes", "45 seconds"."""
+    whole = round(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [
+        f"{value} {unit}{'' if value == 1 else 's'}"
+        for value, unit in ((hours, "hour"), (minutes, "minute"), (secs, "second"))
+        if value
+    ]
+    return " ".join(parts) or "0 seconds"
+
+
+# -- the service --------------------------------------------------------------------------
+
+
+class TimerLimitError(RuntimeError):
+    """Too many timers are running already."""
+
+
+@dataclass(slots=True)
+class _Timer:
+    info: TimerInfo
+    deadline: float
+    handle: Scheduled | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    watchers: int = 0
+
+
+class TimerWatch:
+    """A setTimer call listening for the end of its timer (see :meth:`TimerService.watch`)."""
+
+    def __init__(self, timer: _Timer) -> None:
+        self._timer = timer
+
+    async def outcome(self) -> TimerInfo:
+        """Wait until the timer finishes, is cancelled or stops; return it then."""
+        await self._timer.done.wait()
+        return self._timer.info
+
+
+class TimerService:
+    """Owns every timer for the life of the app, across sessions and reconnects.
+
+    Args:
+        bus: where timer events go.
+        notifier: shows the desktop notification and plays the earcon; None without a UI.
+        wall_clock: the local time, aware (for "ends at 10:42").
+        scheduler: when timers end; the running loop by default, a manual one in tests.
+        max_running: how many timers may run at once.
+    """
+
+    def __init__(
+        self,
+        bus: EventBus,
+        notifier: DesktopNotifier | None,
+        *,
+        wall_clock: Callable[[], datetime] = local_now,
+        scheduler: Scheduler | None = None,
+        max_running: int = MAX_RUNNING_TIMERS,
+    ) -> None:
+        self._bus = bus
+        self._notifier = notifier
+        self._wall_clock = wall_clock
+        self._scheduler: Scheduler = scheduler if scheduler is not None else LoopScheduler()
+        self._max_running = max_running
+        self._running: dict[str, _Timer] = {}
+        self._recent: deque[TimerInfo] = deque(maxlen=_RECENT_KEPT)
+        self._announcements: list[str] = []
+        self._next_id = 1
+        self._closed = False
+
+    def start(self, duration_s: float, label: str) -> TimerInfo:
+        """Start a timer; it fires after ``duration_s`` seconds.
+
+        Raises:
+            TimerLimitError: ``max_running`` timers are running already.
+            RuntimeError: the service has been shut down.
+        """
+        if self._closed:
+            raise RuntimeError("the timer service has been shut down")
+        if len(self._running) >= self._max_running:
+            raise TimerLimitError(f"{self._max_running} timers are running already")
+        timer_id = str(self._next_id)
+        self._next_id += 1
+        started = self._wall_clock()
+        info = TimerInfo(
+            id=timer_id,
+            label=label,
+            duration_s=duration_s,
+            started_at=started,
+            ends_at=started + timedelta(seconds=duration_s),
+            status=TimerStatus.RUNNING,
+        )
+        timer = _Timer(info=info, deadline=self._scheduler.now() + duration_s)
+        timer.handle = self._scheduler.call_later(duration_s, lambda: self._fire(timer_id))
+        self._running[timer_id] = timer
+        self._bus.emit(TimerStarted(timer=info))
+        return info
+
+    def running(self) -> list[TimerInfo]:
+        """The running timers, the one ending first first."""
+        return [t.info for t in sorted(self._running.values(), key=lambda t: t.deadline)]
+
+    def recently_ended(self) -> list[TimerInfo]:
+        """The last few timers that finished, were cancelled or stopped, newest first."""
+        return list(reversed(self._recent))
+
+    def remaining_s(self, timer_id: str) -> float:
+        """Seconds until the running timer ``timer_id`` ends; 0 when it is not running."""
+        timer = self._running.get(timer_id)
+        if timer is None:
+            return 0.0
+        return max(0.0, timer.deadline - self._scheduler.now())
+
+    def find(self, id_or_label: str) -> list[TimerInfo]:
+        """Running timers whose id is ``id_or_label``, else whose label it is (any case)."""
+        wanted = id_or_label.strip()
+        if wanted in self._running:
+            return [self._running[wanted].info]
+        folded = wanted.casefold()
+        return [info for info in self.running() if info.label.casefold() == folded]
+
+    def cancel(self, timer_id: str) -> TimerInfo | None:
+        """Cancel a running timer; returns it, or None when no such timer is running."""
+        timer = self._running.pop(timer_id, None)
+        if timer is None:
+            return None
+        if timer.handle is not None:
+            timer.handle.cancel()
+        self._end(timer, TimerStatus.CANCELLED)
+        self._bus.emit(TimerCancelled(timer=timer.info))
+        return timer.info
+
+    @contextmanager
+    def watch(self, timer_id: str) -> Iterator[TimerWatch]:
+        """Mark a live call as the one that tells the model when ``timer_id`` ends.
+
+        While a watch is open, a timer that fires is announced through the call (the
+        ``outcome`` wakes up); without one it leaves a pending announcement instead.
+
+        Raises:
+            KeyError: no such running timer.
+        """
+        timer = self._running[timer_id]
+        timer.watchers += 1
+        try:
+            yield TimerWatch(timer)
+        finally:
+            timer.watchers -= 1
+
+    @property
+    def pending_announcements(self) -> tuple[str, ...]:
+        """Texts for the model about timers that ended with nobody to tell it."""
+        return tuple(self._announcements)
+
+    def take_announcements(self) -> list[str]:
+        """Hand the pending announcements over (to send to the model) and forget them."""
+        taken, self._announcements = self._announcements, []
+        return taken
+
+    def shutdown(self) -> tuple[TimerInfo, ...]:
+        """Stop every timer because the app quits; returns those that were still running.
+
+        Emits :class:`TimersRunningAtQuit` (also when none ran, so the history can say so).
+        Listening setTimer calls wake up and close quietly.
+        """
+        self._closed = True
+        stopped = tuple(self.running())
+        for timer in list(self._running.values()):
+            if timer.handle is not None:
+                timer.handle.cancel()
+            self._end(timer, TimerStatus.STOPPED)
+        self._running.clear()
+        self._bus.emit(TimersRunningAtQuit(timers=stopped))
+        return stopped
+
+    def _end(self, timer: _Timer, status: TimerStatus) -> None:
+        timer.info = replace(timer.info, status=status)
+        self._recent.append(timer.info)
+        timer.done.set()
+
+    def _fire(self, timer_id: str) -> None:
+        timer = self._running.pop(timer_id, None)
+        if timer is None:
+            return  # cancelled in the same loop iteration
+        self._end(timer, TimerStatus.FINISHED)
+        info = timer.info
+        live = timer.watchers > 0
+        if self._notifier is not None:
+            try:
+                self._notifier.notify("Timer finished", _notification_text(info))
+                self._notifier.play_earcon(Earcon.TIMER_DONE)
+            except Exception:  # noqa: BLE001 - a broken notifier must not lose the timer
+                _log.exception("showing the notification for timer %s failed", info.id)
+        self._bus.emit(TimerFired(timer=info, announced_live=live))
+        if not live:
+            text = _announcement_text(info)
+            self._announcements.append(text)
+            self._bus.emit(TimerAnnouncementPending(timer=info, text=text))
+
+
+def _label_phrase(info: TimerInfo) -> str:
+    return f"the {human_duration(info.duration_s)} timer" + (
+        f" for '{info.label}'" if info.label else ""
+    )
+
+
+def _notification_text(info: TimerInfo) -> str:
+    what = info.label or "Your timer"
+    return f"{what} ({human_duration(info.duration_s)}, set at {info.started_at:%H:%M})"
+
+
+def _announcement_text(info: TimerInfo) -> str:
+    return (
+        f"[Timer] {_label_phrase(info).capitalize()} ended at {info.ends_at:%H:%M}. "
+        "Tell the person now, briefly."
+    )
+
+
+# -- the tools ----------------------------------------------------------------------------
+
+
+class SetTimerInput(BaseModel):
+    """Arguments of setTimer."""
+
+    # The model sometimes sends 600 for "600 seconds"; accept it as text.
+    model_config = ConfigDict(coerce_numbers_to_str=True)
+
+    duration: str = Field(
+        min_length=1,
+        max_length=60,
+        description="How long: '10m', '1h30m', '45s', '2.5 minutes', '00:10:00' or ISO 8601 "
+        "'PT10M'; from 1 second to 24 hours.",
+    )
+    label: str = Field(
+        "",
+        max_length=200,
+        description="What the timer is for, in the person's words, e.g. 'check the oven'.",
+    )
+
+
+class TimerOutput(BaseModel):
+    """A timer as the model sees it."""
+
+    id: str = Field(description="The timer's id; cancelTimer needs it.")
+    label: str = Field(description="What it is for ('' when not given).")
+    status: str = Field(description="running, finished, cancelled or stopped.")
+    duration: str = Field(description="How long it was set for, in words.")
+    ends_at: str = Field(description="Local time it ends or ended, HH:MM.")
+    remaining_s: int = Field(description="Seconds left (0 unless running).")
+
+    @classmethod
+    def of(cls, info: TimerInfo, remaining_s: float = 0.0) -> TimerOutput:
+        """The model's view of ``info``."""
+        return cls(
+            id=info.id,
+            label=info.label,
+            status=info.status.value,
+            duration=human_duration(info.duration_s),
+            ends_at=f"{info.ends_at:%H:%M}",
+            remaining_s=math.ceil(remaining_s),
+        )
+
+
+class ListTimersInput(BaseModel):
+    """listTimers takes no arguments."""
+
+
+class ListTimersOutput(BaseModel):
+    """What listTimers answers."""
+
+    running: list[TimerOutput] = Field(description="Running timers, ending soonest first.")
+    recently_ended: list[TimerOutput] = Field(
+        description="The last timers that finished or were cancelled, newest first."
+    )
+
+
+class CancelTimerInput(BaseModel):
+    """Arguments of cancelTimer."""
+
+    model_config = ConfigDict(coerce_numbers_to_str=True)
+
+    id: str = Field(
+        min_length=1,
+        max_length=200,
+        description="The timer's id from setTimer or listTimers (its label also works).",
+    )
+
+
+def timer_tools(service: TimerService) -> list[ToolDefinition[Any, Any]]:
+    """setTimer, listTimers and cancelTimer over ``service``."""
+
+    @tool(
+        name="setTimer",
+        category=ToolCategory.ACTION,
+        behavior=ToolBehavior.NON_BLOCKING,
+        scheduling=ResponseScheduling.WHEN_IDLE,
+        # A wrong duration must reach the model so it can ask again.
+        error_scheduling=ResponseScheduling.WHEN_IDLE,
+        # The call stays open until the timer ends: the timer, not a timeout, ends it.
+        timeout_s=None,
+    )
+    async def set_timer(
+        args: SetTimerInput, context: ToolContext
+    ) -> AsyncIterator[TimerOutput | ToolResult[TimerOutput]]:
+        """Set a countdown timer or a reminder ("remind me in ten minutes to check the oven").
+
+        It answers at once that the timer is set. When it ends, the person gets a desktop
+        notification with a sound, and you get a second response for this same call saying
+        it finished: then tell the person. On models without asynchronous function calls
+        there is no second response; instead a message starting with '[Timer]' arrives at
+        the next turn: tell the person then.
+        """
+        try:
+            seconds = parse_duration(args.duration)
+        except ValueError as error:
+            yield ToolResult.failure(
+                f"The timer was not set: {error}.",
+                validation={
+                    "duration": ParameterFeedback.invalid(
+                        str(error), suggested_values=_DURATION_EXAMPLES
+                    )
+                },
+            )
+            return
+        label = " ".join(args.label.split())
+        try:
+            info = service.start(seconds, label)
+        except (TimerLimitError, RuntimeError) as error:
+            yield ToolResult.failure(
+                f"The timer was not set: {error}. Cancel one first (see listTimers)."
+            )
+            return
+        set_answer = TimerOutput.of(info, seconds)
+        if not capabilities_for(context.state().model).async_function_calling:
+            # A synchronous-only model waits for the answer: give the only one now.
+            yield ToolResult.success(
+                set_answer,
+                instructions=(
+                    f"Confirm the timer ends at {set_answer.ends_at}. This assistant cannot "
+                    "speak up by itself when it ends: a notification will appear, and you "
+                    "will be told at the person's next turn.",
+                ),
+            )
+            return
+        with service.watch(info.id) as watch:
+            yield ToolResult.success(
+                set_answer,
+                instructions=(
+                    f"Confirm briefly that the timer is set and ends at {set_answer.ends_at}. "
+                    "Another response for this call will say when it ends.",
+                ),
+            )
+            ended = await watch.outcome()
+        if ended.status is TimerStatus.FINISHED:
+            busy = context.state().state in _MID_SENTENCE_STATES
+            yield ToolResult.success(
+                TimerOutput.of(ended),
+                instructions=(
+                    f"{_label_phrase(ended).capitalize()} has just ended. Tell the person now, "
+                    "in one short sentence.",
+                ),
+                scheduling=ResponseScheduling.WHEN_IDLE if busy else ResponseScheduling.INTERRUPT,
+                display=f"Timer done: {ended.label or human_duration(ended.duration_s)}",
+            )
+            return
+        # Cancelled (the model was told by cancelTimer) or stopped at quit: nothing to say.
+        yield ToolResult.success(TimerOutput.of(ended), scheduling=ResponseScheduling.SILENT)
+
+    @tool(
+        name="listTimers",
+        category=ToolCategory.CONTEXT,
+        behavior=ToolBehavior.BLOCKING,
+        timeout_s=5.0,
+    )
+    async def list_timers(args: ListTimersInput, context: ToolContext) -> ListTimersOutput:
+        """List the running timers with the time left, and the ones that ended recently."""
+        return ListTimersOutput(
+            running=[
+                TimerOutput.of(info, service.remaining_s(info.id)) for info in service.running()
+            ],
+            recently_ended=[TimerOutput.of(info) for info in service.recently_ended()],
+        )
+
+    @tool(
+        name="cancelTimer",
+        category=ToolCategory.ACTION,
+        behavior=ToolBehavior.BLOCKING,
+        timeout_s=5.0,
+    )
+    async def cancel_timer(
+        args: CancelTimerInput, context: ToolContext
+    ) -> TimerOutput | ToolResult[TimerOutput]:
+        """Cancel a running timer by its id (from setTimer or listTimers)."""
+        matches = service.find(args.id)
+        if len(matches) == 1:
+            cancelled = service.cancel(matches[0].id)
+            if cancelled is not None:
+                return ToolResult.success(
+                    TimerOutput.of(cancelled), display=f"Timer {cancelled.id} cancelled"
+                )
+        running = service.running()
+        if not running:
+            return ToolResult.failure(
+                "No timer is running, so there is nothing to cancel.",
+                validation={"id": ParameterFeedback.invalid("no timer is running")},
+            )
+        listing = "; ".join(
+            f"{info.id} ({info.label or human_duration(info.duration_s)})" for info in running
+        )
+        problem = (
+            f"several running timers are labelled {args.id!r}; use the id"
+            if len(matches) > 1
+            else f"no running timer has the id {args.id!r}"
+        )
+        return ToolResult.failure(
+            f"Nothing was cancelled: {problem}. Running timers: {listing}.",
+            validation={
+                "id": ParameterFeedback.invalid(
+                    problem, allowed_values=[info.id for info in running]
+                )
+            },
+        )
+
+    return [set_timer, list_timers, cancel_timer]
