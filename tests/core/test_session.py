@@ -1,0 +1,249 @@
+"""Session-level behaviour: watchdog, tool switches, history, shutdown, odd frames."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+
+import pytest
+
+from sammy_desktop.core.agent import WatchdogPolicy
+from sammy_desktop.core.backoff import ReconnectPolicy
+from sammy_desktop.core.events import (
+    AgentState,
+    ErrorKind,
+    ErrorRaised,
+    NoResponse,
+    Reconnected,
+    ToolsChanged,
+    TranscriptUpdated,
+    TurnStats,
+)
+from sammy_desktop.core.history import read_history
+from sammy_desktop.sim import (
+    CallTools,
+    FunctionCallSpec,
+    InputTranscription,
+    OnActivityEnd,
+    OnText,
+    OnToolResponse,
+    RawMessage,
+    Received,
+    Scenario,
+    Stall,
+    Tone,
+    Turn,
+    TurnComplete,
+    Usage,
+)
+from tests.core.conftest import HarnessFactory, speech
+
+_CORE_TASK_PREFIXES = ("agent-", "live-", "tool-call-", "history-writer")
+
+
+def _core_tasks() -> list[asyncio.Task[object]]:
+    return [
+        t
+        for t in asyncio.all_tasks()
+        if not t.done() and t.get_name().startswith(_CORE_TASK_PREFIXES)
+    ]
+
+
+async def test_stall_raises_no_response_nudges_once_then_gives_up(
+    core_harness: HarnessFactory,
+) -> None:
+    scenario = Scenario(turns=[Turn(OnActivityEnd(), [Stall()])])
+    watchdog = WatchdogPolicy(no_response_s=0.2, nudge_text="(nudge)")
+    async with core_harness(scenario, watchdog=watchdog) as h:
+        await h.ready()
+        await h.say(speech(0.2))
+        first = await h.events.wait_for(NoResponse)
+        assert first.nudged
+        assert not first.gave_up
+        assert first.turn_id == 1
+        nudge = await h.sim.recorder.wait_for(Received.TEXT)
+        assert nudge[0].data["text"] == "(nudge)"
+        second = await h.events.wait_for(NoResponse, count=2)
+        assert second.gave_up
+        # The person is not left looking at "Thinking" forever.
+        assert h.events.states()[-1] is AgentState.READY
+        assert h.sim.recorder.count(Received.TEXT) == 1  # exactly one nudge
+
+
+async def test_watchdog_stays_quiet_when_the_answer_comes(core_harness: HarnessFactory) -> None:
+    scenario = Scenario(
+        turns=[Turn(OnActivityEnd(), [Tone(duration_s=0.1, transcript="Hi."), TurnComplete()])]
+    )
+    watchdog = WatchdogPolicy(no_response_s=0.3)
+    async with core_harness(scenario, watchdog=watchdog) as h:
+        await h.ready()
+        await h.say(speech(0.2))
+        await h.events.wait_for(TurnStats)
+        # Give a wrongly armed watchdog the chance to fire, by waiting on one that is not.
+        with pytest.raises(TimeoutError):
+            await h.events.wait_for(NoResponse, within_s=0.6)
+
+
+async def test_tool_switch_mid_session_is_a_context_update_without_reconnect(
+    core_harness: HarnessFactory,
+) -> None:
+    scenario = Scenario(
+        turns=[
+            Turn(
+                OnText(contains="hi"), [Tone(duration_s=0.1, transcript="Hello."), TurnComplete()]
+            ),
+            Turn(
+                OnText(contains="again"), [Tone(duration_s=0.1, transcript="Yes."), TurnComplete()]
+            ),
+        ]
+    )
+    async with core_harness(scenario) as h:
+        await h.ready()
+        h.core.send_text("hi")
+        await h.events.wait_for(TurnStats)
+        assert await h.core.set_tool_enabled("slow_lookup", False)
+        update = await h.sim.recorder.wait_for(Received.CONTEXT_UPDATE)
+        assert update[0].connection_id == 1
+        changed = await h.events.wait_for(ToolsChanged)
+        assert changed.applied_live
+        assert "slow_lookup" not in changed.enabled
+        assert "get_time" in changed.enabled
+        assert "slow_lookup" not in h.sim.sessions[0].function_names
+        # Same connection, same conversation.
+        h.core.send_text("again")
+        await h.events.wait_for(TurnStats, count=2)
+        assert h.sim.connection_count == 1
+        assert h.core.reconnect_count == 0
+        assert "slow_lookup" not in h.core.snapshot().enabled_tools
+
+
+async def test_history_file_after_a_session(core_harness: HarnessFactory) -> None:
+    scenario = Scenario(
+        turns=[
+            Turn(
+                OnActivityEnd(),
+                [
+                    InputTranscription(text="what time is it"),
+                    CallTools(calls=(FunctionCallSpec(name="get_time", id="t"),)),
+                ],
+            ),
+            Turn(
+                OnToolResponse(),
+                [
+                    Tone(duration_s=0.1, transcript="It is noon."),
+                    Usage(prompt_tokens=5, response_tokens=6),
+                    TurnComplete(),
+                ],
+            ),
+        ]
+    )
+    async with core_harness(scenario) as h:
+        await h.ready()
+        await h.say(speech(0.2))
+        await h.events.wait_for(TurnStats)
+        path = h.history.path
+        assert path is not None
+        assert path.parent == h.paths.history_dir
+        # Written as it happens: the lines are on disk before the session ends.
+        await h.history.flush()
+        assert [r["type"] for r in read_history(path)][-1] == "turn_stats"
+        await h.core.stop()
+
+    records = read_history(path)
+    kinds = [r["type"] for r in records]
+    assert kinds[0] == "session_started"
+    assert kinds[-1] == "session_ended"
+    for expected in ("user", "tool_call", "tool_result", "assistant", "turn_stats"):
+        assert expected in kinds
+    assert kinds.index("user") < kinds.index("tool_call") < kinds.index("tool_result")
+    assert kinds.index("tool_result") < kinds.index("assistant")
+    by_type = {r["type"]: r for r in records}
+    assert by_type["user"]["text"] == "what time is it"
+    assert by_type["assistant"]["text"] == "It is noon."
+    assert by_type["tool_result"]["name"] == "get_time"
+    assert by_type["turn_stats"]["total_tokens"] == 11
+    assert by_type["session_started"]["model"] == h.settings.model
+    for record in records:
+        assert datetime.fromisoformat(record["at"]).tzinfo is not None
+    # The tools see the same conversation (endSession and escalate read it).
+    lines = h.history.transcript()
+    assert [(line.role, line.text) for line in lines if line.role != "tool"] == [
+        ("user", "what time is it"),
+        ("assistant", "It is noon."),
+    ]
+
+
+async def test_no_task_left_running_after_stop(core_harness: HarnessFactory) -> None:
+    scenario = Scenario(
+        turns=[
+            Turn(
+                OnActivityEnd(),
+                [CallTools(calls=(FunctionCallSpec(name="slow_lookup", args={"topic": "t"}),))],
+            )
+        ]
+    )
+    async with core_harness(scenario) as h:
+        await h.ready()
+        await h.say(speech(0.2))
+        await asyncio.wait_for(h.gate.all_started.wait(), 5)  # a tool hangs
+        await h.sim.drop_connections(1011)  # and a reconnection happened
+        await h.events.wait_for(Reconnected)
+        assert _core_tasks()
+        await h.core.stop()
+        assert _core_tasks() == []
+        assert h.gate.running == 0
+        assert h.core.state is AgentState.DISCONNECTED
+        # Stopping twice is harmless.
+        await h.core.stop()
+
+
+async def test_malformed_and_unknown_frames_are_survived(
+    core_harness: HarnessFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    scenario = Scenario(
+        turns=[
+            Turn(
+                OnActivityEnd(),
+                [
+                    RawMessage(message={"somethingNew": {"x": 1}}),
+                    RawMessage(message={"serverContent": {"modelTurn": {"parts": "nonsense"}}}),
+                    Tone(duration_s=0.1, transcript="Still here."),
+                    TurnComplete(),
+                ],
+            )
+        ]
+    )
+    async with core_harness(scenario) as h:
+        await h.ready()
+        await h.say(speech(0.2))
+        await h.events.wait_for(TurnStats)
+        finals = [e.text for e in h.events.of(TranscriptUpdated) if e.final]
+        assert finals == ["Still here."]
+        assert h.sim.connection_count == 1
+        assert caplog.text.count("malformed frame from the service") == 2
+        assert h.events.of(ErrorRaised) == []
+
+
+async def test_connect_timeout_when_setup_never_completes(core_harness: HarnessFactory) -> None:
+    policy = ReconnectPolicy(initial_s=0.01, maximum_s=0.01, max_attempts=2, connect_timeout_s=0.3)
+    async with core_harness(Scenario(), reconnect=policy) as h:
+        h.sim.set_stalled(True)
+        await h.core.start()
+        error = await h.events.wait_for(ErrorRaised)
+        assert error.kind is ErrorKind.CONNECTION
+        assert "0.3 s" in error.message
+        assert h.sim.connection_count == 2
+        h.sim.set_stalled(False)
+
+
+async def test_api_without_a_session_is_harmless(core_harness: HarnessFactory) -> None:
+    async with core_harness(Scenario()) as h:
+        assert not h.core.begin_talk()
+        h.core.send_audio(b"\x00\x00" * 160)
+        h.core.end_talk()
+        assert not h.core.send_text("hello")
+        assert not await h.core.set_tool_enabled("slow_lookup", False)
+        assert h.events.of(ToolsChanged)[-1].applied_live is False
+        assert h.core.state is AgentState.DISCONNECTED
+        assert h.events.of(TranscriptUpdated) == []
+        assert h.sim.connection_count == 0
