@@ -6,7 +6,8 @@ one well-formed ``FunctionResponse`` with its id and name, whatever goes wrong: 
 name, an unknown or disabled tool, arguments that do not validate (with per-parameter
 feedback), a denied confirmation, an exception, a timeout. Only calls the server cancels, and
 calls without an id (which cannot be answered), get nothing. ``handle`` never raises for a
-tool's problem and never waits longer than the slowest tool's timeout.
+tool's problem, and each of its waits is bounded by a timeout (the tool's or the
+confirmation's) unless a tool opts out with ``timeout_s=None``.
 """
 
 from __future__ import annotations
@@ -305,7 +306,12 @@ class ToolManager:
     def _capabilities(self) -> ModelCapabilities:
         if self._declared_capabilities is not None:
             return self._declared_capabilities
-        return capabilities_for(self.snapshot().model)
+        try:
+            model = self.snapshot().model
+        except Exception:  # noqa: BLE001 - answering matters more; assume the safe default
+            _log.exception("cannot tell the current model; answering as for a synchronous one")
+            model = ""
+        return capabilities_for(model)
 
     def snapshot(self) -> AgentStateSnapshot:
         """The agent's state as tools see it (from the core, or built from the settings)."""
@@ -390,7 +396,34 @@ class ToolManager:
         capabilities: ModelCapabilities,
         budget: int,
     ) -> types.FunctionResponse | None:
-        """Run one call; return its answer, or None when nothing must be sent for it."""
+        """Run one call; return its answer, or None when nothing must be sent for it.
+
+        A safety net around :meth:`_answer_call`: whatever escapes it (a bug here, or in
+        app code such as the settings callable) still becomes an answer, so one bad call
+        cannot cancel its siblings in the task group or leave the model waiting.
+        """
+        try:
+            return await self._answer_call(call, respond, capabilities, budget)
+        except Exception as error:  # noqa: BLE001 - the model must get an answer regardless
+            _log.exception("internal error while answering tool call %s", call.id)
+            if not call.id:
+                return None
+            return types.FunctionResponse(
+                id=call.id,
+                name=call.name or "",
+                response=ToolResult.failure(
+                    f"The app failed while running {call.name!r}: {type(error).__name__}.",
+                    error_kind=ToolErrorKind.HANDLER_ERROR,
+                ).to_model_payload(),
+            )
+
+    async def _answer_call(
+        self,
+        call: types.FunctionCall,
+        respond: Respond,
+        capabilities: ModelCapabilities,
+        budget: int,
+    ) -> types.FunctionResponse | None:
         started = time.monotonic()
         call_id = call.id or ""
         name = call.name or ""
@@ -426,6 +459,8 @@ class ToolManager:
         self._running[call_id] = _RunningCall(name, task)
         try:
             outcome = await task
+        except Exception as error:  # noqa: BLE001 - e.g. a validator raising a non-ValueError
+            outcome = _handler_error(definition, error)
         except asyncio.CancelledError:
             self._bus.emit(ToolCallCancelled(call_id=call_id, name=name))
             current = asyncio.current_task()
@@ -634,6 +669,14 @@ class ToolManager:
                 async with scope:
                     approved = await self._confirmer.confirm(request) is True
                 reason = "approved" if approved else "denied"
+            except asyncio.CancelledError:
+                # The call was cancelled while the question was open: tell the UI it is over.
+                self._bus.emit(
+                    ConfirmationResolved(
+                        call_id=call_id, approved=False, reason="cancelled", name=definition.name
+                    )
+                )
+                raise
             except TimeoutError:
                 if scope.expired():
                     reason = "timed out"

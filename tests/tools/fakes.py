@@ -44,9 +44,11 @@ class ScriptedConfirmer:
         self.error = error
         self.requests: list[ConfirmationRequest] = []
         self.cancelled = False
+        self.asked = asyncio.Event()
 
     async def confirm(self, request: ConfirmationRequest) -> bool:
         self.requests.append(request)
+        self.asked.set()
         if self.error is not None:
             raise self.error
         if self.answer is None:

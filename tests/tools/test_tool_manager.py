@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import AsyncIterator
 from typing import Any, Literal
 
 import pytest
 from google.genai import types
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
+from sammy_desktop.config import Settings
 from sammy_desktop.core.ports import ToolRunner
+from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools import (
     ConfirmationRequested,
     ConfirmationResolved,
@@ -30,6 +33,7 @@ from sammy_desktop.tools import (
     ToolErrorKind,
     ToolManager,
     ToolResult,
+    ToolServices,
     UnknownToolError,
     tool,
 )
@@ -734,3 +738,70 @@ async def test_unused_empty_model_tool_accepts_no_arguments(
         responder,
     )
     assert output_of(responder.by_id("1"))["value"] == {"echoed": "pong"}
+
+
+class Fussy(BaseModel):
+    text: str
+
+    @model_validator(mode="after")
+    def _explode(self) -> Fussy:
+        if self.text == "boom":
+            raise KeyError("validator bug")  # not a ValueError: pydantic lets it through
+        return self
+
+
+async def test_a_validator_bug_is_answered_and_siblings_still_run(
+    make_manager: ManagerFactory, responder: RecordingResponder, events: EventLog
+) -> None:
+    @tool(name="fussy", description="Has a buggy validator.")
+    async def fussy(args: Fussy, context: ToolContext) -> EchoOutput:
+        return EchoOutput(echoed=args.text)
+
+    manager = make_manager(fussy, echo)
+    await manager.handle(
+        message(call("1", "fussy", text="boom"), call("2", "echo", text="fine")), responder
+    )
+    assert "KeyError" in error_of(responder.by_id("1"))["problems"][0]
+    assert output_of(responder.by_id("2"))["value"] == {"echoed": "fine"}
+    assert events.one(ToolCallFailed).kind is ToolErrorKind.HANDLER_ERROR
+
+
+async def test_an_app_callable_failing_still_answers_every_call(
+    bus: EventBus, services: ToolServices, responder: RecordingResponder
+) -> None:
+    def broken_settings() -> Settings:
+        raise RuntimeError("settings store unreadable")
+
+    manager = ToolManager(
+        bus,
+        dataclasses.replace(services, settings=broken_settings),
+        tools=[echo],
+        load_entry_points=False,
+        enabled={},
+    )
+    await manager.handle(message(call("1", "echo", text="x"), call("2", "nope")), responder)
+    assert {r.id for r in responder.responses} == {"1", "2"}
+    assert "The app failed while running 'echo': RuntimeError." in str(
+        responder.by_id("1").response
+    )
+
+
+async def test_cancelling_a_call_while_the_person_is_asked_closes_the_question(
+    make_manager: ManagerFactory, responder: RecordingResponder, events: EventLog
+) -> None:
+    confirmer = ScriptedConfirmer(None)
+
+    @tool(name="risky", description="Asks first.", requires_confirmation=True)
+    async def risky(args: EchoInput, context: ToolContext) -> EchoOutput:
+        return EchoOutput(echoed="done")
+
+    manager = make_manager(risky, confirmer=confirmer)
+    handling = asyncio.create_task(manager.handle(message(call("1", "risky", text="x")), responder))
+    await asyncio.wait_for(confirmer.asked.wait(), WAIT_S)
+    manager.cancel(["1"])
+    await asyncio.wait_for(handling, WAIT_S)
+
+    assert confirmer.cancelled
+    assert events.one(ConfirmationResolved).reason == "cancelled"
+    assert responder.batches == []
+    assert events.one(ToolCallCancelled).call_id == "1"
