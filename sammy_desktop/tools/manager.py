@@ -406,16 +406,25 @@ class ToolManager:
             return await self._answer_call(call, respond, capabilities, budget)
         except Exception as error:  # noqa: BLE001 - the model must get an answer regardless
             _log.exception("internal error while answering tool call %s", call.id)
+            result = ToolResult.failure(
+                f"The app failed while running {call.name!r}: {type(error).__name__}.",
+                error_kind=ToolErrorKind.HANDLER_ERROR,
+            )
+            payload = result.to_model_payload() if call.id else {}
+            self._bus.emit(
+                ToolCallFailed(
+                    call_id=call.id or "",
+                    name=call.name or "",
+                    kind=ToolErrorKind.HANDLER_ERROR,
+                    problems=result.problems,
+                    duration_s=0.0,
+                    result=result,
+                    model_output=payload,
+                )
+            )
             if not call.id:
                 return None
-            return types.FunctionResponse(
-                id=call.id,
-                name=call.name or "",
-                response=ToolResult.failure(
-                    f"The app failed while running {call.name!r}: {type(error).__name__}.",
-                    error_kind=ToolErrorKind.HANDLER_ERROR,
-                ).to_model_payload(),
-            )
+            return types.FunctionResponse(id=call.id, name=call.name or "", response=payload)
 
     async def _answer_call(
         self,

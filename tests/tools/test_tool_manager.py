@@ -767,7 +767,7 @@ async def test_a_validator_bug_is_answered_and_siblings_still_run(
 
 
 async def test_an_app_callable_failing_still_answers_every_call(
-    bus: EventBus, services: ToolServices, responder: RecordingResponder
+    bus: EventBus, services: ToolServices, responder: RecordingResponder, events: EventLog
 ) -> None:
     def broken_settings() -> Settings:
         raise RuntimeError("settings store unreadable")
@@ -784,6 +784,8 @@ async def test_an_app_callable_failing_still_answers_every_call(
     assert "The app failed while running 'echo': RuntimeError." in str(
         responder.by_id("1").response
     )
+    failed = {event.call_id: event.kind for event in events.of(ToolCallFailed)}
+    assert failed == {"1": ToolErrorKind.HANDLER_ERROR, "2": ToolErrorKind.HANDLER_ERROR}
 
 
 async def test_cancelling_a_call_while_the_person_is_asked_closes_the_question(
