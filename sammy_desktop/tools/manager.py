@@ -872,17 +872,19 @@ def _fit(payload: dict[str, Any], budget: int) -> dict[str, Any]:
     if size <= budget:
         return payload
     key = "error" if "error" in payload else "output"
-    room = max(0, budget - 600)  # leave space for the note and the JSON around it
-    cut = text.encode()[:room].decode(errors="ignore")
-    return {
-        key: {
-            "ok": key == "output",
-            "truncated": True,
-            "note": (
-                f"The result was {size} bytes, more than fits one Live API message "
-                f"({budget} bytes for this answer), so it was cut: 'partial_json' holds "
-                "only its beginning. Tell the person the answer was too long to read in full."
-            ),
-            "partial_json": cut,
-        }
-    }
+    note = (
+        f"The result was {size} bytes, more than fits one Live API message ({budget} bytes "
+        "for this answer), so it was cut: 'partial_json' holds only its beginning. Tell the "
+        "person the answer was too long to read in full."
+    )
+    room = budget
+    while True:
+        # Quoting the cut text as a JSON string escapes it again and makes it longer, so
+        # shrink until the whole answer fits.
+        cut = text.encode()[: max(0, room)].decode(errors="ignore")
+        cut_payload = {key: {"ok": key == "output", "truncated": True, "note": note}}
+        cut_payload[key]["partial_json"] = cut
+        overflow = len(json.dumps(cut_payload).encode()) - budget
+        if overflow <= 0 or not cut:
+            return cut_payload
+        room = min(room, len(cut.encode())) - overflow

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import logging
 from collections.abc import AsyncIterator
 from typing import Any, Literal
@@ -594,6 +595,22 @@ async def test_output_too_large_for_a_frame_is_cut_with_a_note(
     assert output["partial_json"].startswith('{"output": {"ok": true, "value": {"echoed": "xxx')
     assert len(str(responder.by_id("1").response)) < 10_000
     assert events.one(ToolCallFinished).model_output == responder.by_id("1").response
+
+
+async def test_output_full_of_characters_json_escapes_still_fits(
+    make_manager: ManagerFactory, responder: RecordingResponder
+) -> None:
+    @tool(name="quotes", description="Returns text that JSON escaping doubles.")
+    async def quotes(args: EchoInput, context: ToolContext) -> EchoOutput:
+        return EchoOutput(echoed='"\\' * 20_000)
+
+    manager = make_manager(quotes, frame_budget_bytes=8_000)
+    await manager.handle(message(call("1", "quotes", text="x")), responder)
+
+    response = responder.by_id("1").response
+    assert response is not None
+    assert response["output"]["truncated"] is True
+    assert len(json.dumps(response).encode()) <= 8_000
 
 
 async def test_hooks_on_input_available_and_to_model_output(
