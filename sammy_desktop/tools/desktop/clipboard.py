@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from sammy_desktop.tools.context import ToolContext
 from sammy_desktop.tools.definition import ToolDefinition, tool
@@ -46,6 +46,8 @@ _READ_PROMPT = (
 class ReadClipboardInput(BaseModel):
     """readClipboard takes no arguments."""
 
+    model_config = ConfigDict(extra="forbid")
+
 
 class ReadClipboardOutput(BaseModel):
     """What readClipboard answers."""
@@ -58,6 +60,8 @@ class ReadClipboardOutput(BaseModel):
 
 class WriteClipboardInput(BaseModel):
     """Arguments of writeClipboard."""
+
+    model_config = ConfigDict(extra="forbid")
 
     text: str = Field(
         min_length=1,

@@ -15,7 +15,7 @@ from datetime import datetime
 from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from sammy_desktop.tools.context import ToolContext
 from sammy_desktop.tools.definition import tool
@@ -35,6 +35,8 @@ _MAX_SUGGESTIONS = 5
 
 class DateTimeInput(BaseModel):
     """Arguments of getDateTime."""
+
+    model_config = ConfigDict(extra="forbid")
 
     timezone: str | None = Field(
         None,
@@ -142,7 +144,8 @@ async def get_date_time(
     """
     now = context.services.clock()
     if args.timezone is None or not args.timezone.strip():
-        return _describe(now.astimezone(), "local")
+        # The clock already gives local time; a naive one is taken as local.
+        return _describe(now if now.tzinfo is not None else now.astimezone(), "local")
     lookup = resolve_zone(args.timezone)
     if lookup.zone is None:
         hint = (

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from sammy_desktop.tools.context import ToolContext
 from sammy_desktop.tools.definition import ToolDefinition, tool
@@ -51,6 +51,8 @@ _SCHEMES_TEXT = ", ".join(f"{scheme}:" for scheme in ALLOWED_URL_SCHEMES)
 class OpenUrlInput(BaseModel):
     """Arguments of openUrl."""
 
+    model_config = ConfigDict(extra="forbid")
+
     url: str = Field(
         min_length=1,
         max_length=2000,
@@ -67,6 +69,8 @@ class OpenUrlOutput(BaseModel):
 
 class OpenApplicationInput(BaseModel):
     """Arguments of openApplication."""
+
+    model_config = ConfigDict(extra="forbid")
 
     name: str = Field(
         min_length=1,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, StringConstraints, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from sammy_desktop.tools.context import ToolContext
 from sammy_desktop.tools.definition import ToolDefinition, tool
@@ -43,6 +43,8 @@ Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_
 
 class AddNoteInput(BaseModel):
     """Arguments of addNote."""
+
+    model_config = ConfigDict(extra="forbid")
 
     text: str = Field(
         min_length=1,
@@ -86,6 +88,8 @@ class NoteOutput(BaseModel):
 class SearchNotesInput(BaseModel):
     """Arguments of searchNotes."""
 
+    model_config = ConfigDict(extra="forbid")
+
     query: str = Field(
         min_length=1,
         max_length=500,
@@ -110,6 +114,8 @@ class SearchNotesOutput(BaseModel):
 
 class DeleteNoteInput(BaseModel):
     """Arguments of deleteNote."""
+
+    model_config = ConfigDict(extra="forbid")
 
     id: int = Field(ge=1, description="The note's number, from addNote or searchNotes.")
 

@@ -407,7 +407,7 @@ class SetTimerInput(BaseModel):
     """Arguments of setTimer."""
 
     # The model sometimes sends 600 for "600 seconds"; accept it as text.
-    model_config = ConfigDict(coerce_numbers_to_str=True)
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
     duration: str = Field(
         min_length=1,
@@ -448,6 +448,8 @@ class TimerOutput(BaseModel):
 class ListTimersInput(BaseModel):
     """listTimers takes no arguments."""
 
+    model_config = ConfigDict(extra="forbid")
+
 
 class ListTimersOutput(BaseModel):
     """What listTimers answers."""
@@ -461,7 +463,7 @@ class ListTimersOutput(BaseModel):
 class CancelTimerInput(BaseModel):
     """Arguments of cancelTimer."""
 
-    model_config = ConfigDict(coerce_numbers_to_str=True)
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
     id: str = Field(
         min_length=1,

@@ -1,0 +1,97 @@
+"""Hand-written stand-ins for the desktop parts the UI provides, and a manual clock.
+
+Each implements the same Protocol as the real part (QClipboard, the tray notifier,
+QProcess) and records what the tools asked of it.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from sammy_desktop.tools.desktop import Earcon
+
+
+class FakeClipboard:
+    """A clipboard holding ``text`` (None: something that is not text)."""
+
+    def __init__(self, text: str | None = "") -> None:
+        self.text = text
+        self.reads = 0
+        self.writes: list[str] = []
+
+    async def read_text(self) -> str | None:
+        self.reads += 1
+        return self.text
+
+    async def write_text(self, text: str) -> None:
+        self.writes.append(text)
+        self.text = text
+
+
+@dataclass
+class RecordingNotifier:
+    """Records notifications and earcons."""
+
+    notifications: list[tuple[str, str]] = field(default_factory=list)
+    earcons: list[Earcon] = field(default_factory=list)
+
+    def notify(self, title: str, body: str) -> None:
+        self.notifications.append((title, body))
+
+    def play_earcon(self, earcon: Earcon) -> None:
+        self.earcons.append(earcon)
+
+
+class RecordingLauncher:
+    """Records the argument lists it was asked to start; ``error`` makes starting fail."""
+
+    def __init__(self, error: OSError | None = None) -> None:
+        self.error = error
+        self.launched: list[list[str]] = []
+
+    async def launch(self, argv: Sequence[str]) -> None:
+        if self.error is not None:
+            raise self.error
+        self.launched.append(list(argv))
+
+
+class _Handle:
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class ManualScheduler:
+    """A clock that moves only when the test calls :meth:`advance`."""
+
+    def __init__(self) -> None:
+        self._now = 0.0
+        self._order = itertools.count()
+        self._queue: list[tuple[float, int, _Handle, Callable[[], None]]] = []
+
+    def now(self) -> float:
+        return self._now
+
+    def call_later(self, delay_s: float, callback: Callable[[], None]) -> _Handle:
+        handle = _Handle()
+        heapq.heappush(self._queue, (self._now + delay_s, next(self._order), handle, callback))
+        return handle
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock on, running every callback that falls due, in order."""
+        target = self._now + seconds
+        while self._queue and self._queue[0][0] <= target:
+            due, _, handle, callback = heapq.heappop(self._queue)
+            self._now = due
+            if not handle.cancelled:
+                callback()
+        self._now = target
+
+    @property
+    def pending(self) -> int:
+        return sum(1 for *_, handle, _cb in self._queue if not handle.cancelled)

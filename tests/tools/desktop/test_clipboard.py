@@ -1,0 +1,128 @@
+"""readClipboard and writeClipboard through the real ToolManager and a fake clipboard."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from sammy_desktop.eventbus import EventBus
+from sammy_desktop.tools import AgentStateSnapshot, ConfirmationRequested, ToolServices
+from sammy_desktop.tools.desktop import SessionConsent, clipboard_tools
+from sammy_desktop.tools.desktop.clipboard import MAX_READ_CHARS
+from tests.tools.conftest import EventLog, ManagerFactory
+from tests.tools.desktop.conftest import Call, error, output
+from tests.tools.desktop.fakes import FakeClipboard
+from tests.tools.fakes import ScriptedConfirmer
+
+
+async def test_read_asks_first_then_reads(
+    make_pack_manager: ManagerFactory, call: Call, clipboard: FakeClipboard, events: EventLog
+) -> None:
+    confirmer = ScriptedConfirmer(True)
+    body = output(await call(make_pack_manager(confirmer=confirmer), "readClipboard"))
+    assert body["value"] == {"has_text": True, "text": "a secret", "truncated": False, "length": 8}
+    assert "passwords" in confirmer.requests[0].prompt
+    assert events.one(ConfirmationRequested).name == "readClipboard"
+
+
+async def test_read_denied_never_touches_the_clipboard(
+    make_pack_manager: ManagerFactory, call: Call, clipboard: FakeClipboard
+) -> None:
+    body = error(await call(make_pack_manager(confirmer=ScriptedConfirmer(False)), "readClipboard"))
+    assert "nothing was read" in body["problems"][0]
+    assert clipboard.reads == 0
+
+
+async def test_read_asks_every_time_without_a_standing_permission(
+    make_pack_manager: ManagerFactory, call: Call
+) -> None:
+    confirmer = ScriptedConfirmer(True)
+    manager = make_pack_manager(confirmer=confirmer)
+    await call(manager, "readClipboard", {}, "r1")
+    await call(manager, "readClipboard", {}, "r2")
+    assert len(confirmer.requests) == 2
+
+
+async def test_always_for_the_session_stops_the_questions_until_the_next_session(
+    make_manager: ManagerFactory, call: Call, clipboard: FakeClipboard, snapshot: AgentStateSnapshot
+) -> None:
+    session = {"key": snapshot.session_started_at}
+    consent = SessionConsent(lambda: session["key"])
+    confirmer = ScriptedConfirmer(True)
+    manager = make_manager(*clipboard_tools(clipboard, consent), confirmer=confirmer)
+    await call(manager, "readClipboard", {}, "r1")
+    assert consent.offers_always("readClipboard")
+    consent.allow_for_session("readClipboard")  # what the dialog does on "Always"
+    confirmer.answer = False  # would refuse if asked
+    output(await call(manager, "readClipboard", {}, "r2"))
+    assert len(confirmer.requests) == 1
+    assert session["key"] is not None
+    session["key"] = session["key"] + timedelta(hours=1)  # a new conversation
+    error(await call(manager, "readClipboard", {}, "r3"))
+    assert len(confirmer.requests) == 2
+    assert clipboard.reads == 2
+
+
+def test_only_offering_tools_get_an_always_choice() -> None:
+    consent = SessionConsent(lambda: 1)
+    assert not consent.offers_always("openUrl")
+    with pytest.raises(ValueError, match="must ask every time"):
+        consent.allow_for_session("openUrl")
+    consent.allow_for_session("readClipboard")
+    assert consent.is_allowed("readClipboard")
+    consent.revoke("readClipboard")
+    assert not consent.is_allowed("readClipboard")
+
+
+async def test_read_empty_non_text_and_long_clipboards(
+    make_pack_manager: ManagerFactory, call: Call, clipboard: FakeClipboard
+) -> None:
+    manager = make_pack_manager(confirmer=ScriptedConfirmer(True))
+    clipboard.text = ""
+    empty = output(await call(manager, "readClipboard", {}, "r1"))
+    assert empty["value"]["text"] == ""
+    assert empty["feedback"] == ["The clipboard is empty."]
+    clipboard.text = None
+    image = output(await call(manager, "readClipboard", {}, "r2"))
+    assert image["value"]["has_text"] is False
+    clipboard.text = "x" * (MAX_READ_CHARS + 5)
+    long = output(await call(manager, "readClipboard", {}, "r3"))
+    assert long["value"]["truncated"] is True
+    assert len(long["value"]["text"]) == MAX_READ_CHARS
+    assert long["value"]["length"] == MAX_READ_CHARS + 5
+
+
+async def test_write_puts_text_on_the_clipboard_without_asking(
+    make_pack_manager: ManagerFactory, call: Call, clipboard: FakeClipboard
+) -> None:
+    confirmer = ScriptedConfirmer(False)
+    body = output(
+        await call(make_pack_manager(confirmer=confirmer), "writeClipboard", {"text": "ls -la"})
+    )
+    assert body["value"] == {"length": 6}
+    assert clipboard.writes == ["ls -la"]
+    assert confirmer.requests == []
+
+
+async def test_write_empty_text_is_a_parameter_failure(
+    make_pack_manager: ManagerFactory, call: Call, clipboard: FakeClipboard
+) -> None:
+    body = error(await call(make_pack_manager(), "writeClipboard", {"text": ""}))
+    assert body["validation"]["text"]["valid"] is False
+    assert clipboard.writes == []
+    assert clipboard.text == "a secret"
+
+
+async def test_without_a_clipboard_both_tools_say_so(
+    bus: EventBus, services: ToolServices, make_manager: ManagerFactory, call: Call
+) -> None:
+    confirmer = ScriptedConfirmer(True)
+    manager = make_manager(
+        *clipboard_tools(None, SessionConsent(lambda: None)), confirmer=confirmer
+    )
+    read = error(await call(manager, "readClipboard", {}, "r"))
+    write = error(await call(manager, "writeClipboard", {"text": "x"}, "w"))
+    assert "no clipboard" in read["problems"][0]
+    assert "no clipboard" in write["problems"][0]
+    assert confirmer.requests == []
