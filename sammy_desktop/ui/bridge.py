@@ -1,0 +1,155 @@
+"""The one bridge from the event bus to Qt: every event the UI shows becomes a typed Signal.
+
+:class:`EventBridge` subscribes to every :class:`~sammy_desktop.eventbus.Event` and re-emits
+the ones the UI knows as Qt signals carrying the (frozen) event object. Widgets connect to
+these signals and never subscribe to the bus themselves, so Qt never leaks into the core
+and a widget can be tested by feeding the bridge real events.
+
+Events are normally emitted on the asyncio loop, which under qasync is the Qt thread; a
+signal emitted from another thread is queued to the Qt thread by Qt itself, so a stray
+emission from an audio thread cannot touch a widget off-thread.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QObject, Signal, SignalInstance
+
+from sammy_desktop.audio.events import (
+    AudioLevel,
+    DeviceFallback,
+    PlaybackDrained,
+    PlaybackStarted,
+    StreamError,
+    StreamRecovered,
+)
+from sammy_desktop.core.events import (
+    ConnectionLost,
+    ErrorRaised,
+    NoResponse,
+    Reconnected,
+    Reconnecting,
+    SessionEnded,
+    SessionStarted,
+    StateChanged,
+    ToolsChanged,
+    TranscriptUpdated,
+    TurnStats,
+    UsageUpdated,
+)
+from sammy_desktop.eventbus import Event, EventBus, Subscription
+from sammy_desktop.tools.events import (
+    ConfirmationRequested,
+    ConfirmationResolved,
+    ContextShared,
+    EndSessionRequested,
+    EscalationRaised,
+    ToolCallCancelled,
+    ToolCallFailed,
+    ToolCallFinished,
+    ToolCallProgress,
+    ToolCallStarted,
+    ToolEnabledChanged,
+)
+
+__all__ = ["EventBridge"]
+
+_log = logging.getLogger(__name__)
+
+
+class EventBridge(QObject):
+    """Turns bus events into Qt signals. Each signal carries the event object itself.
+
+    Args:
+        bus: the app's event bus.
+        parent: the Qt parent that owns the bridge.
+    """
+
+    # -- agent core ---------------------------------------------------------------------
+    state_changed = Signal(StateChanged)
+    transcript_updated = Signal(TranscriptUpdated)
+    turn_stats = Signal(TurnStats)
+    no_response = Signal(NoResponse)
+    connection_lost = Signal(ConnectionLost)
+    reconnecting = Signal(Reconnecting)
+    reconnected = Signal(Reconnected)
+    error_raised = Signal(ErrorRaised)
+    usage_updated = Signal(UsageUpdated)
+    session_started = Signal(SessionStarted)
+    session_ended = Signal(SessionEnded)
+    tools_changed = Signal(ToolsChanged)
+    # -- tools --------------------------------------------------------------------------
+    tool_call_started = Signal(ToolCallStarted)
+    tool_call_progress = Signal(ToolCallProgress)
+    tool_call_finished = Signal(ToolCallFinished)
+    tool_call_failed = Signal(ToolCallFailed)
+    tool_call_cancelled = Signal(ToolCallCancelled)
+    confirmation_requested = Signal(ConfirmationRequested)
+    confirmation_resolved = Signal(ConfirmationResolved)
+    tool_enabled_changed = Signal(ToolEnabledChanged)
+    end_session_requested = Signal(EndSessionRequested)
+    context_shared = Signal(ContextShared)
+    escalation_raised = Signal(EscalationRaised)
+    # -- audio --------------------------------------------------------------------------
+    input_level = Signal(float)
+    """The microphone's level in dBFS, about 30 times a second."""
+    output_level = Signal(float)
+    """The level of what is played, in dBFS."""
+    playback_started = Signal(PlaybackStarted)
+    playback_drained = Signal(PlaybackDrained)
+    device_fallback = Signal(DeviceFallback)
+    stream_error = Signal(StreamError)
+    stream_recovered = Signal(StreamRecovered)
+
+    def __init__(self, bus: EventBus, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._routes: dict[type[Event], SignalInstance] = {
+            StateChanged: self.state_changed,
+            TranscriptUpdated: self.transcript_updated,
+            TurnStats: self.turn_stats,
+            NoResponse: self.no_response,
+            ConnectionLost: self.connection_lost,
+            Reconnecting: self.reconnecting,
+            Reconnected: self.reconnected,
+            ErrorRaised: self.error_raised,
+            UsageUpdated: self.usage_updated,
+            SessionStarted: self.session_started,
+            SessionEnded: self.session_ended,
+            ToolsChanged: self.tools_changed,
+            ToolCallStarted: self.tool_call_started,
+            ToolCallProgress: self.tool_call_progress,
+            ToolCallFinished: self.tool_call_finished,
+            ToolCallFailed: self.tool_call_failed,
+            ToolCallCancelled: self.tool_call_cancelled,
+            ConfirmationRequested: self.confirmation_requested,
+            ConfirmationResolved: self.confirmation_resolved,
+            ToolEnabledChanged: self.tool_enabled_changed,
+            EndSessionRequested: self.end_session_requested,
+            ContextShared: self.context_shared,
+            EscalationRaised: self.escalation_raised,
+            PlaybackStarted: self.playback_started,
+            PlaybackDrained: self.playback_drained,
+            DeviceFallback: self.device_fallback,
+            StreamError: self.stream_error,
+            StreamRecovered: self.stream_recovered,
+        }
+        self._subscription: Subscription | None = bus.subscribe(Event, self._on_event)
+
+    def close(self) -> None:
+        """Stop listening to the bus (the app calls it at shutdown)."""
+        if self._subscription is not None:
+            self._subscription.cancel()
+            self._subscription = None
+
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, AudioLevel):
+            level = self.input_level if event.direction == "input" else self.output_level
+            level.emit(float(event.dbfs))
+            return
+        for cls in type(event).__mro__:
+            signal = self._routes.get(cls)
+            if signal is not None:
+                signal.emit(event)
+                return
+        _log.debug("no UI signal for %s", type(event).__name__)

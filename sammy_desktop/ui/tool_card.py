@@ -1,0 +1,243 @@
+"""A tool call shown inline in the transcript: name, key argument, result, duration.
+
+A card appears when a call starts (with a spinner), and turns into a result, a failure
+(with a red edge and the reason) or "cancelled". "Details" unfolds the full arguments and
+what the model was told.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+
+from sammy_desktop.tools.events import (
+    ToolCallCancelled,
+    ToolCallFailed,
+    ToolCallFinished,
+    ToolCallProgress,
+    ToolCallStarted,
+)
+from sammy_desktop.tools.results import ToolErrorKind, ToolResult
+from sammy_desktop.ui.painted import Spinner
+from sammy_desktop.ui.theme import ThemeController
+
+__all__ = ["ToolCard", "format_duration", "key_argument", "summarize_result"]
+
+_MAX_ARGUMENT_CHARS: Final = 40
+_MAX_RESULT_CHARS: Final = 160
+
+_FAILURE_WORDS: Final[dict[ToolErrorKind, str]] = {
+    ToolErrorKind.MISSING_NAME: "The call had no tool name.",
+    ToolErrorKind.MISSING_ID: "The call had no id and could not be answered.",
+    ToolErrorKind.UNKNOWN_TOOL: "No tool of that name exists.",
+    ToolErrorKind.DISABLED: "This tool is switched off in Settings.",
+    ToolErrorKind.INVALID_ARGUMENTS: "The arguments were not valid.",
+    ToolErrorKind.DENIED: "You did not approve it.",
+    ToolErrorKind.TIMEOUT: "It took too long and was stopped.",
+    ToolErrorKind.HANDLER_ERROR: "The tool ran into an error.",
+    ToolErrorKind.INVALID_OUTPUT: "The tool gave an answer in the wrong shape.",
+    ToolErrorKind.TOOL_FAILURE: "The tool could not do it.",
+    ToolErrorKind.SHUTTING_DOWN: "The app was closing.",
+}
+
+
+def format_duration(seconds: float) -> str:
+    """``12 ms`` below a second, ``1.4 s`` above."""
+    if seconds < 1:
+        return f"{max(0, round(seconds * 1000))} ms"
+    return f"{seconds:.1f} s"
+
+
+def _short(value: Any, limit: int) -> str:
+    text = value if isinstance(value, str) else json.dumps(_jsonable(value), ensure_ascii=False)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    return to_jsonable_python(value, fallback=repr)
+
+
+def key_argument(arguments: Mapping[str, Any]) -> str:
+    """The argument worth showing on the card: the first short scalar one."""
+    for value in arguments.values():
+        if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value):
+            return _short(str(value), _MAX_ARGUMENT_CHARS)
+    return ""
+
+
+def summarize_result(result: ToolResult[Any]) -> str:
+    """One line for a successful result: the tool's own display text, or its value."""
+    if result.display:
+        return _short(result.display, _MAX_RESULT_CHARS)
+    value = _jsonable(result.value)
+    if isinstance(value, dict):
+        parts = [
+            f"{key}: {_short(item, 48)}"
+            for key, item in value.items()
+            if item not in (None, "", [], {})
+        ]
+        return _short(", ".join(parts), _MAX_RESULT_CHARS) if parts else "Done"
+    if value in (None, ""):
+        return "Done"
+    return _short(value, _MAX_RESULT_CHARS)
+
+
+def _pretty(value: Any) -> str:
+    return json.dumps(_jsonable(value), indent=2, ensure_ascii=False, sort_keys=False)
+
+
+class ToolCard(QFrame):
+    """One tool call in the transcript.
+
+    Args:
+        started: the event that created the card.
+        theme: colours and icons.
+        parent: the Qt parent.
+    """
+
+    def __init__(
+        self, started: ToolCallStarted, theme: ThemeController, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.call_id = started.call_id
+        self.tool_name = started.name or "(no name)"
+        self._arguments = dict(started.arguments)
+        self._status = "running"
+        self.setObjectName("toolCard")
+        self.setProperty("status", "running")
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(12, 8, 8, 8)
+        outer.setSpacing(4)
+        row = QHBoxLayout()
+        row.setSpacing(8)
+        icon = QLabel(self)
+        icon.setPixmap(theme.assets.pixmap("tool", theme.palette.text_muted, 16))
+        row.addWidget(icon)
+        self.name_label = QLabel(self.tool_name, self)
+        self.name_label.setObjectName("toolName")
+        row.addWidget(self.name_label)
+        self.argument_label = QLabel(key_argument(self._arguments), self)
+        self.argument_label.setObjectName("toolArgument")
+        row.addWidget(self.argument_label, 1)
+        self.spinner = Spinner(self)
+        row.addWidget(self.spinner)
+        self.duration_label = QLabel("", self)
+        self.duration_label.setObjectName("toolDuration")
+        row.addWidget(self.duration_label)
+        self.details_button = QToolButton(self)
+        self.details_button.setIcon(theme.assets.icon("chevron-down", theme.palette.text_muted, 14))
+        self.details_button.setCheckable(True)
+        self.details_button.setAccessibleName("Details")
+        self.details_button.setToolTip("Show the arguments and what the model was told")
+        self.details_button.toggled.connect(self._on_details_toggled)
+        row.addWidget(self.details_button)
+        outer.addLayout(row)
+
+        self.result_label = QLabel("", self)
+        self.result_label.setObjectName("toolResult")
+        self.result_label.setWordWrap(True)
+        self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result_label.setContentsMargins(24, 0, 0, 0)
+        self.result_label.hide()
+        outer.addWidget(self.result_label)
+
+        self.details_label = QLabel("", self)
+        self.details_label.setObjectName("toolDetails")
+        self.details_label.setWordWrap(True)
+        self.details_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details_label.setContentsMargins(24, 0, 0, 0)
+        self.details_label.hide()
+        outer.addWidget(self.details_label)
+
+        self._model_output: Mapping[str, Any] | None = None
+        self.spinner.start()
+        self._refresh_details()
+        self._refresh_accessible()
+
+    @property
+    def status(self) -> str:
+        """``running``, ``waiting`` (for a yes), ``finished``, ``failed`` or ``cancelled``."""
+        return self._status
+
+    def show_waiting_for_approval(self) -> None:
+        """The call waits for the person's answer in the confirmation sheet."""
+        self._set_result("Waiting for your approval…")
+        self._set_status("waiting")
+
+    def show_progress(self, event: ToolCallProgress) -> None:
+        """A streaming tool reported progress."""
+        self._set_result(summarize_result(event.result) if event.result.ok else "Working…")
+
+    def finish(self, event: ToolCallFinished) -> None:
+        """The call succeeded."""
+        self._model_output = event.model_output
+        self._set_result(summarize_result(event.result))
+        self._end("finished", event.duration_s)
+
+    def fail(self, event: ToolCallFailed) -> None:
+        """The call failed; say why in plain words."""
+        self._model_output = event.model_output
+        reason = _FAILURE_WORDS.get(event.kind, "It failed.")
+        detail = event.problems[0] if event.problems else ""
+        self._set_result(f"{reason} {detail}".strip() if detail != reason else reason)
+        self._end("failed", event.duration_s)
+
+    def cancel(self, event: ToolCallCancelled) -> None:
+        """The call was cancelled (the model changed its mind, or the app is closing)."""
+        self._set_result("Cancelled")
+        self._end("cancelled", None)
+
+    def _end(self, status: str, duration_s: float | None) -> None:
+        self.spinner.stop()
+        if duration_s is not None:
+            self.duration_label.setText(format_duration(duration_s))
+        self._set_status(status)
+        self._refresh_details()
+
+    def _set_result(self, text: str) -> None:
+        self.result_label.setText(text)
+        self.result_label.setVisible(bool(text))
+        self._refresh_accessible()
+
+    def _set_status(self, status: str) -> None:
+        self._status = status
+        self.setProperty("status", status)
+        # A dynamic property only restyles after an explicit re-polish.
+        self.style().unpolish(self)
+        self.style().polish(self)
+        self._refresh_accessible()
+
+    def _refresh_details(self) -> None:
+        text = f"Arguments:\n{_pretty(self._arguments)}"
+        if self._model_output is not None:
+            text += f"\n\nThe model was told:\n{_pretty(self._model_output)}"
+        self.details_label.setText(text)
+
+    def _refresh_accessible(self) -> None:
+        words = {
+            "running": "running",
+            "waiting": "waiting for your approval",
+            "finished": "done",
+            "failed": "failed",
+            "cancelled": "cancelled",
+        }[self._status]
+        duration = self.duration_label.text()
+        summary = f"Tool {self.tool_name} {self.argument_label.text()}: {words}"
+        if duration:
+            summary += f" in {duration}"
+        if self.result_label.text():
+            summary += f". {self.result_label.text()}"
+        self.setAccessibleName(summary)
+
+    def _on_details_toggled(self, shown: bool) -> None:
+        self.details_label.setVisible(shown)

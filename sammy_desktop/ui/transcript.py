@@ -1,0 +1,271 @@
+"""The live transcript: both sides' turns, partial text updating in place, tool cards.
+
+Lines are keyed by ``(turn_id, speaker)``: every :class:`TranscriptUpdated` carries the
+whole line so far, so the view simply replaces the text, drawn in a lighter tone until the
+line is final. Tool cards are keyed by call id. The view follows new content to the
+bottom until the person scrolls up, and follows again once they scroll back down.
+
+For screen readers every line is a label named after its speaker, the area is named
+"Conversation", and its description always holds the newest finished line.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sammy_desktop.core.events import Speaker, TranscriptUpdated
+from sammy_desktop.tools.events import (
+    ToolCallCancelled,
+    ToolCallFailed,
+    ToolCallFinished,
+    ToolCallProgress,
+    ToolCallStarted,
+)
+from sammy_desktop.ui.theme import ThemeController
+from sammy_desktop.ui.tool_card import ToolCard
+
+__all__ = ["MessageRow", "TranscriptView"]
+
+_BUBBLE_WIDTH_SHARE: Final = 0.82
+_FOLLOW_SLACK_PX: Final = 24
+
+
+class MessageRow(QWidget):
+    """One line of the conversation: who said it, and the text in a bubble."""
+
+    def __init__(self, speaker: Speaker, name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.speaker = speaker
+        is_user = speaker is Speaker.USER
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        self.speaker_label = QLabel(name, self)
+        self.speaker_label.setObjectName("speakerLabel")
+        align = Qt.AlignmentFlag.AlignRight if is_user else Qt.AlignmentFlag.AlignLeft
+        self.speaker_label.setAlignment(align)
+        layout.addWidget(self.speaker_label)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        self.bubble = QLabel(self)
+        self.bubble.setObjectName("userBubble" if is_user else "assistantBubble")
+        self.bubble.setWordWrap(True)
+        self.bubble.setTextFormat(Qt.TextFormat.PlainText)
+        self.bubble.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.bubble.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
+        self.bubble.setAccessibleName(f"{name} said")
+        if is_user:
+            row.addStretch(1)
+            row.addWidget(self.bubble)
+        else:
+            row.addWidget(self.bubble)
+            row.addStretch(1)
+        layout.addLayout(row)
+        self._final = False
+
+    @property
+    def text(self) -> str:
+        """The text shown."""
+        return self.bubble.text()
+
+    @property
+    def final(self) -> bool:
+        """Whether the line is complete."""
+        return self._final
+
+    def set_text(self, text: str, *, final: bool) -> None:
+        """Replace the text; partial text is drawn lighter."""
+        self.bubble.setText(text)
+        if final != self._final or self.bubble.property("partial") is None:
+            self._final = final
+            self.bubble.setProperty("partial", not final)
+            self.bubble.style().unpolish(self.bubble)
+            self.bubble.style().polish(self.bubble)
+
+
+class TranscriptView(QScrollArea):
+    """The conversation area.
+
+    Args:
+        theme: colours and icons for the tool cards.
+        assistant_name: how the assistant is labelled.
+        parent: the Qt parent.
+    """
+
+    def __init__(
+        self,
+        theme: ThemeController,
+        *,
+        assistant_name: str = "Sammy",
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._theme = theme
+        self._assistant_name = assistant_name
+        self.setObjectName("transcript")
+        self.setAccessibleName("Conversation")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+        self._content = QWidget(self)
+        self._content.setObjectName("transcriptContent")
+        self._layout = QVBoxLayout(self._content)
+        self._layout.setContentsMargins(4, 8, 8, 8)
+        self._layout.setSpacing(12)
+        self.empty_hint = QLabel(
+            "Hold the button or the Space bar and say something.\nOr type a message below.",
+            self._content,
+        )
+        self.empty_hint.setObjectName("emptyHint")
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setWordWrap(True)
+        self._layout.addStretch(1)
+        self._layout.addWidget(self.empty_hint)
+        self._layout.addStretch(1)
+        self.setWidget(self._content)
+
+        self._lines: dict[tuple[int, Speaker], MessageRow] = {}
+        self._cards: dict[str, ToolCard] = {}
+        self._follow = True
+        bar = self.verticalScrollBar()
+        bar.rangeChanged.connect(self._on_range_changed)
+        bar.valueChanged.connect(self._on_scrolled)
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def is_following(self) -> bool:
+        """Whether new content scrolls the view to the bottom."""
+        return self._follow
+
+    def line(self, turn_id: int, speaker: Speaker) -> MessageRow | None:
+        """The row showing ``speaker``'s line of turn ``turn_id``."""
+        return self._lines.get((turn_id, speaker))
+
+    def lines(self) -> list[MessageRow]:
+        """Every line, in order."""
+        return list(self._lines.values())
+
+    def tool_card(self, call_id: str) -> ToolCard | None:
+        """The card of the call ``call_id``."""
+        return self._cards.get(call_id)
+
+    def tool_cards(self) -> list[ToolCard]:
+        """Every tool card, in order."""
+        return list(self._cards.values())
+
+    # ------------------------------------------------------------------ updates
+
+    def update_line(self, event: TranscriptUpdated) -> None:
+        """Show a line, or update it in place."""
+        key = (event.turn_id, event.speaker)
+        row = self._lines.get(key)
+        if row is None:
+            if not event.text.strip():
+                return
+            name = "You" if event.speaker is Speaker.USER else self._assistant_name
+            row = MessageRow(event.speaker, name, self._content)
+            self._lines[key] = row
+            self._append(row)
+        row.set_text(event.text, final=event.final)
+        if event.final:
+            self.setAccessibleDescription(f"{row.speaker_label.text()}: {event.text}")
+
+    def add_tool_call(self, event: ToolCallStarted) -> ToolCard:
+        """Show a card for a call that just started."""
+        card = ToolCard(event, self._theme, self._content)
+        self._append(card)
+        # Calls without an id still get a card; they cannot be updated later anyway.
+        self._cards[event.call_id or f"#{len(self._cards)}"] = card
+        return card
+
+    def finish_tool_call(self, event: ToolCallFinished) -> None:
+        """A call succeeded."""
+        card = self._cards.get(event.call_id)
+        if card is not None:
+            card.finish(event)
+
+    def fail_tool_call(self, event: ToolCallFailed) -> None:
+        """A call failed."""
+        card = self._cards.get(event.call_id)
+        if card is None:
+            card = self.add_tool_call(
+                ToolCallStarted(call_id=event.call_id, name=event.name, arguments={})
+            )
+        card.fail(event)
+
+    def cancel_tool_call(self, event: ToolCallCancelled) -> None:
+        """A call was cancelled."""
+        card = self._cards.get(event.call_id)
+        if card is not None:
+            card.cancel(event)
+
+    def progress_tool_call(self, event: ToolCallProgress) -> None:
+        """A streaming call reported progress."""
+        card = self._cards.get(event.call_id)
+        if card is not None:
+            card.show_progress(event)
+
+    def add_note(self, text: str) -> QLabel:
+        """A quiet centred line (session started, ended, reconnected...)."""
+        note = QLabel(text, self._content)
+        note.setObjectName("systemLine")
+        note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        note.setWordWrap(True)
+        self._append(note)
+        return note
+
+    def scroll_to_end(self) -> None:
+        """Jump to the newest line and follow again."""
+        self._follow = True
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    # ------------------------------------------------------------------ internals
+
+    def _append(self, widget: QWidget) -> None:
+        self._remove_empty_hint()
+        self._layout.insertWidget(self._layout.count() - 1, widget)
+        self._fit_bubbles()
+
+    def _remove_empty_hint(self) -> None:
+        if self.empty_hint.parent() is None:
+            return
+        # The hint sat between two stretches; keep one stretch at the end only.
+        self._layout.removeWidget(self.empty_hint)
+        self.empty_hint.hide()
+        self.empty_hint.setParent(None)
+        first = self._layout.itemAt(0)
+        if first is not None and first.spacerItem() is not None:
+            self._layout.takeAt(0)
+
+    def _fit_bubbles(self) -> None:
+        width = int(self.viewport().width() * _BUBBLE_WIDTH_SHARE)
+        for row in self._lines.values():
+            row.bubble.setMaximumWidth(max(120, width))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Bubbles take at most about four fifths of the width."""
+        super().resizeEvent(event)
+        self._fit_bubbles()
+
+    def _on_range_changed(self, _minimum: int, maximum: int) -> None:
+        if self._follow:
+            self.verticalScrollBar().setValue(maximum)
+
+    def _on_scrolled(self, value: int) -> None:
+        self._follow = value >= self.verticalScrollBar().maximum() - _FOLLOW_SLACK_PX

@@ -1,0 +1,137 @@
+"""Fixtures for the UI tests: a real event bus and bridge, the theme, and a fake agent.
+
+:class:`FakeAgent` stands in for the AgentCore (which needs a Live connection): it records
+what the UI asked and emits the real core events on the real bus, so the window is driven
+through the same bridge as in the app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from sammy_desktop.config import Settings, TalkMode, Theme
+from sammy_desktop.config.store import SettingsStore
+from sammy_desktop.core.events import AgentState, StateChanged
+from sammy_desktop.eventbus import EventBus
+from sammy_desktop.ui.assets import Assets
+from sammy_desktop.ui.bridge import EventBridge
+from sammy_desktop.ui.controls import UiTasks
+from sammy_desktop.ui.settings_state import SettingsState
+from sammy_desktop.ui.theme import ThemeController
+
+_ACTIVE = {
+    AgentState.READY,
+    AgentState.USER_SPEAKING,
+    AgentState.THINKING,
+    AgentState.ASSISTANT_SPEAKING,
+}
+
+
+class FakeAgent:
+    """Records the calls the UI makes and moves through states like the core does."""
+
+    def __init__(self, bus: EventBus, state: AgentState = AgentState.DISCONNECTED) -> None:
+        self.bus = bus
+        self.calls: list[tuple[str, tuple[object, ...]]] = []
+        self._state = state
+        self.called = asyncio.Event()
+        self.tool_switches: list[tuple[str, bool]] = []
+
+    @property
+    def state(self) -> AgentState:
+        return self._state
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self.calls]
+
+    def move_to(self, new: AgentState, reason: str = "") -> None:
+        old, self._state = self._state, new
+        self.bus.emit(StateChanged(old=old, new=new, reason=reason))
+
+    def _record(self, name: str, *args: object) -> None:
+        self.calls.append((name, args))
+        self.called.set()
+
+    async def start(self) -> None:
+        self._record("start")
+        self.move_to(AgentState.CONNECTING, "starting")
+        await asyncio.sleep(0)
+        self.move_to(AgentState.READY, "connected")
+
+    async def stop(self) -> None:
+        self._record("stop")
+        self.move_to(AgentState.DISCONNECTED, "stopped by the person")
+
+    async def end_session(self, reason: str) -> None:
+        self._record("end_session", reason)
+        self.move_to(AgentState.ENDED, reason)
+
+    def begin_talk(self, pre_roll: bytes = b"") -> bool:
+        self._record("begin_talk")
+        if self._state not in _ACTIVE:
+            return False
+        self.move_to(AgentState.USER_SPEAKING, "talk pressed")
+        return True
+
+    def end_talk(self) -> None:
+        self._record("end_talk")
+        if self._state is AgentState.USER_SPEAKING:
+            self.move_to(AgentState.THINKING, "talk released")
+
+    def send_text(self, text: str) -> bool:
+        self._record("send_text", text)
+        return self._state in _ACTIVE
+
+    async def set_talk_mode(self, mode: TalkMode) -> None:
+        self._record("set_talk_mode", mode)
+
+    async def set_tool_enabled(self, name: str, on: bool) -> bool:
+        self._record("set_tool_enabled", name, on)
+        self.tool_switches.append((name, on))
+        return True
+
+
+@pytest.fixture
+def qloop(qapp: QApplication) -> Iterator[asyncio.Runner]:
+    """A runner whose loop is qasync's, so Qt events flow while a test awaits."""
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        yield runner
+
+
+@pytest.fixture
+def bus() -> EventBus:
+    return EventBus()
+
+
+@pytest.fixture
+def bridge(bus: EventBus, qapp: QApplication) -> Iterator[EventBridge]:
+    bridge = EventBridge(bus)
+    yield bridge
+    bridge.close()
+    bridge.deleteLater()
+
+
+@pytest.fixture
+def theme(qapp: QApplication) -> ThemeController:
+    return ThemeController(qapp, Assets(), Theme.LIGHT)
+
+
+@pytest.fixture
+def agent(bus: EventBus) -> FakeAgent:
+    return FakeAgent(bus)
+
+
+@pytest.fixture
+def settings_state(tmp_path: Path, qapp: QApplication) -> SettingsState:
+    return SettingsState(SettingsStore(tmp_path / "settings.json"), Settings())
+
+
+@pytest.fixture
+def tasks() -> UiTasks:
+    return UiTasks()

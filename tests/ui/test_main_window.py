@@ -1,0 +1,279 @@
+"""The main window: push-to-talk by mouse and Space, state words, transcript, banners."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from sammy_desktop.core.events import (
+    AgentState,
+    ErrorKind,
+    ErrorRaised,
+    Reconnected,
+    Reconnecting,
+    Speaker,
+    StateChanged,
+    TranscriptUpdated,
+    TurnStats,
+)
+from sammy_desktop.eventbus import EventBus
+from sammy_desktop.tools.events import ContextShared, EscalationRaised
+from sammy_desktop.ui.bridge import EventBridge
+from sammy_desktop.ui.controls import UiTasks
+from sammy_desktop.ui.main_window import MainWindow
+from sammy_desktop.ui.settings_state import SettingsState
+from sammy_desktop.ui.state_pill import STATE_WORDS
+from sammy_desktop.ui.theme import ThemeController
+
+from .conftest import FakeAgent
+
+
+@pytest.fixture
+def window(
+    qtbot: QtBot,
+    theme: ThemeController,
+    bridge: EventBridge,
+    agent: FakeAgent,
+    settings_state: SettingsState,
+    tasks: UiTasks,
+) -> MainWindow:
+    window = MainWindow(
+        settings_state.settings,
+        on_quit=lambda: None,
+        theme=theme,
+        bridge=bridge,
+        controls=agent,
+        tasks=tasks,
+        settings_state=settings_state,
+    )
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+def _center(window: MainWindow) -> QPoint:
+    return window.talk_button.rect().center()
+
+
+def test_holding_the_button_while_disconnected_connects_then_talks(
+    qloop: asyncio.Runner, qtbot: QtBot, window: MainWindow, agent: FakeAgent
+) -> None:
+    async def scenario() -> None:
+        qtbot.mousePress(window.talk_button, Qt.MouseButton.LeftButton, pos=_center(window))
+        assert window.talking
+        # The agent connects, and talking starts once it is ready.
+        for _ in range(100):
+            if "begin_talk" in agent.names() and agent.state is AgentState.USER_SPEAKING:
+                break
+            await asyncio.sleep(0.01)
+        assert agent.names()[0] == "start"
+        assert agent.state is AgentState.USER_SPEAKING
+        assert window.state_label.text() == "Listening"
+        qtbot.mouseRelease(window.talk_button, Qt.MouseButton.LeftButton, pos=_center(window))
+        assert agent.names()[-1] == "end_talk"
+        assert window.state_label.text() == "Thinking"
+        assert not window.talking
+
+    qloop.run(asyncio.wait_for(scenario(), 5))
+
+
+def test_space_held_talks_and_release_ends(
+    qtbot: QtBot, window: MainWindow, agent: FakeAgent
+) -> None:
+    agent.move_to(AgentState.READY)
+    window.talk_button.setFocus()
+    qtbot.keyPress(window.talk_button, Qt.Key.Key_Space)
+    assert agent.names() == ["begin_talk"]
+    assert window.state_label.text() == "Listening"
+    # Auto-repeat while held must not start a second turn.
+    qtbot.keyPress(window.talk_button, Qt.Key.Key_Space)
+    qtbot.keyRelease(window.talk_button, Qt.Key.Key_Space)
+    assert agent.names() == ["begin_talk", "end_talk"]
+    assert not window.talking
+
+
+def test_space_in_the_text_box_types_instead_of_talking(
+    qtbot: QtBot, window: MainWindow, agent: FakeAgent
+) -> None:
+    agent.move_to(AgentState.READY)
+    window.activateWindow()
+    window.message_input.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.message_input, timeout=2000)
+    qtbot.keyClicks(window.message_input, "hi there")
+    assert window.message_input.text() == "hi there"
+    assert agent.names() == []
+    qtbot.keyClick(window.message_input, Qt.Key.Key_Return)
+    assert agent.calls == [("send_text", ("hi there",))]
+    assert window.message_input.text() == ""
+
+
+def test_click_to_toggle_setting(
+    qtbot: QtBot, window: MainWindow, agent: FakeAgent, settings_state: SettingsState
+) -> None:
+    settings_state.update(push_to_talk_toggle=True)
+    agent.move_to(AgentState.READY)
+    center = _center(window)
+    qtbot.mouseClick(window.talk_button, Qt.MouseButton.LeftButton, pos=center)
+    assert agent.names() == ["begin_talk"]
+    assert window.talking
+    qtbot.mouseClick(window.talk_button, Qt.MouseButton.LeftButton, pos=center)
+    assert agent.names() == ["begin_talk", "end_talk"]
+    agent.move_to(AgentState.READY)
+    assert window.talk_hint.text() == "Press Space or click to talk"
+
+
+@pytest.mark.parametrize("state", list(AgentState))
+def test_every_state_shows_its_words(
+    window: MainWindow, bus: EventBus, state: AgentState
+) -> None:
+    bus.emit(StateChanged(old=AgentState.DISCONNECTED, new=state, reason="test"))
+    assert window.state_label.text() == STATE_WORDS[state]
+    assert window.state_pill.accessibleName() == f"State: {STATE_WORDS[state]}"
+
+
+def test_state_words_are_the_ones_the_issue_names() -> None:
+    words = set(STATE_WORDS.values())
+    for word in ("Disconnected", "Connecting", "Listening", "Thinking", "Speaking"):
+        assert word in words
+    assert {"Reconnecting", "Error"} <= words
+
+
+def test_transcript_partial_text_updates_in_place(window: MainWindow, bus: EventBus) -> None:
+    bus.emit(TranscriptUpdated(speaker=Speaker.USER, text="What's the", final=False, turn_id=1))
+    bus.emit(
+        TranscriptUpdated(
+            speaker=Speaker.USER, text="What's the time in Tokyo?", final=False, turn_id=1
+        )
+    )
+    rows = window.transcript.lines()
+    assert len(rows) == 1
+    assert rows[0].text == "What's the time in Tokyo?"
+    assert rows[0].bubble.property("partial") is True
+    bus.emit(
+        TranscriptUpdated(
+            speaker=Speaker.USER, text="What's the time in Tokyo?", final=True, turn_id=1
+        )
+    )
+    bus.emit(
+        TranscriptUpdated(speaker=Speaker.ASSISTANT, text="It's 9:40", final=True, turn_id=1)
+    )
+    rows = window.transcript.lines()
+    assert [r.speaker for r in rows] == [Speaker.USER, Speaker.ASSISTANT]
+    assert rows[0].bubble.property("partial") is False
+    assert window.transcript.accessibleDescription() == "Sammy: It's 9:40"
+
+
+def test_auto_scroll_stops_when_the_person_scrolls_up(
+    qtbot: QtBot, window: MainWindow, bus: EventBus
+) -> None:
+    for turn in range(30):
+        bus.emit(
+            TranscriptUpdated(
+                speaker=Speaker.ASSISTANT, text=f"line {turn} " * 20, final=True, turn_id=turn
+            )
+        )
+    bar = window.transcript.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum(), timeout=2000)
+    bar.setValue(0)
+    assert not window.transcript.is_following
+    bus.emit(TranscriptUpdated(speaker=Speaker.USER, text="more", final=True, turn_id=99))
+    qtbot.wait(50)  # let the layout settle; the view must stay where the person put it
+    assert bar.value() == 0
+    window.transcript.scroll_to_end()
+    assert window.transcript.is_following
+
+
+def test_bad_key_banner_opens_the_account_settings(
+    qtbot: QtBot, window: MainWindow, bus: EventBus
+) -> None:
+    bus.emit(ErrorRaised(ErrorKind.AUTH, "The API key was refused.", "Check the key."))
+    banner = window.banners.banner("error")
+    assert banner is not None
+    assert "API key was refused" in banner.text
+    (button,) = banner.action_buttons
+    assert button.text() == "Open settings"
+    with qtbot.waitSignal(window.settings_requested) as blocker:
+        button.click()
+    assert blocker.args == ["Account"]
+
+
+def test_reconnect_banner_and_counter(window: MainWindow, bus: EventBus) -> None:
+    bus.emit(Reconnecting(attempt=1, max_attempts=5, delay_s=0.5, reason="closed"))
+    banner = window.banners.banner("connection")
+    assert banner is not None and "reconnecting (attempt 1 of 5)" in banner.text
+    bus.emit(Reconnected(resumed=True, attempts=1, replayed_messages=0, planned=False))
+    assert window.banners.banner("connection") is None
+    bus.emit(
+        TurnStats(
+            turn_id=1,
+            first_audio_ms=410.0,
+            tool_ms=0,
+            tool_calls=0,
+            reconnects=0,
+            prompt_tokens=1,
+            response_tokens=1,
+            total_tokens=2,
+        )
+    )
+    assert "last turn 410 ms" in window.status_line.text()
+    assert "reconnects 1" in window.status_line.text()
+
+
+def test_context_shared_banner_says_exactly_what(window: MainWindow, bus: EventBus) -> None:
+    bus.emit(
+        ContextShared(
+            call_id="c1",
+            shared={"local_time": "2026-11-30T09:40", "timezone": "Asia/Tokyo"},
+            withheld=("share_platform",),
+        )
+    )
+    banner = window.banners.banner("context")
+    assert banner is not None
+    assert "date and time, time zone" in banner.text
+    assert "platform" in banner.text
+    assert banner.details_label is not None
+    assert "Asia/Tokyo" in banner.details_label.text()
+
+
+def test_escalation_banner_names_the_record(
+    window: MainWindow, bus: EventBus, tmp_path: Path
+) -> None:
+    bus.emit(
+        EscalationRaised(
+            record_id="ESC-42",
+            record_path=tmp_path / "ESC-42.json",
+            channel_opened="mailto:help@example.com",
+        )
+    )
+    banner = window.banners.banner("escalation")
+    assert banner is not None
+    assert "ESC-42" in banner.text and "mailto:help@example.com" in banner.text
+
+
+def test_connect_button_and_end_session(
+    qloop: asyncio.Runner, window: MainWindow, agent: FakeAgent
+) -> None:
+    async def scenario() -> None:
+        window.connect_button.click()
+        await asyncio.wait_for(agent.called.wait(), 2)
+        for _ in range(100):
+            if agent.state is AgentState.READY:
+                break
+            await asyncio.sleep(0.01)
+        assert window.state_label.text() == "Ready"
+        assert window.end_session_button.isEnabled()
+        window.end_session_button.click()
+        for _ in range(100):
+            if agent.state is AgentState.ENDED:
+                break
+            await asyncio.sleep(0.01)
+        assert window.state_label.text() == "Session ended"
+        assert agent.names() == ["start", "end_session"]
+
+    qloop.run(scenario())

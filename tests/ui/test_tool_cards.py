@@ -1,0 +1,112 @@
+"""Tool cards appear, finish, fail and cancel from real tool events on a real bus."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+from pytestqt.qtbot import QtBot
+
+from sammy_desktop.eventbus import EventBus
+from sammy_desktop.tools.events import (
+    ConfirmationRequested,
+    ToolCallCancelled,
+    ToolCallFailed,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from sammy_desktop.tools.results import ToolErrorKind, ToolResult
+from sammy_desktop.ui.bridge import EventBridge
+from sammy_desktop.ui.theme import ThemeController
+from sammy_desktop.ui.tool_card import format_duration, key_argument, summarize_result
+from sammy_desktop.ui.transcript import TranscriptView
+
+
+class Clock(BaseModel):
+    city: str
+    local_time: str
+
+
+def _view(qtbot: QtBot, theme: ThemeController, bridge: EventBridge) -> TranscriptView:
+    view = TranscriptView(theme)
+    qtbot.addWidget(view)
+    bridge.tool_call_started.connect(view.add_tool_call)
+    bridge.tool_call_finished.connect(view.finish_tool_call)
+    bridge.tool_call_failed.connect(view.fail_tool_call)
+    bridge.tool_call_cancelled.connect(view.cancel_tool_call)
+    view.show()
+    return view
+
+
+def test_a_card_runs_then_shows_result_and_duration(
+    qtbot: QtBot, theme: ThemeController, bridge: EventBridge, bus: EventBus
+) -> None:
+    view = _view(qtbot, theme, bridge)
+    bus.emit(ToolCallStarted(call_id="c1", name="getDateTime", arguments={"city": "Tokyo"}))
+    card = view.tool_card("c1")
+    assert card is not None
+    assert card.status == "running"
+    assert card.spinner.spinning
+    assert card.argument_label.text() == "Tokyo"
+    result = ToolResult.success(Clock(city="Tokyo", local_time="21:40"))
+    bus.emit(
+        ToolCallFinished(
+            call_id="c1",
+            name="getDateTime",
+            result=result,
+            model_output=result.to_model_payload(),
+            duration_s=0.012,
+        )
+    )
+    assert card.status == "finished"
+    assert not card.spinner.spinning
+    assert card.duration_label.text() == "12 ms"
+    assert card.result_label.text() == "city: Tokyo, local_time: 21:40"
+    assert "done in 12 ms" in card.accessibleName()
+    card.details_button.click()
+    assert not card.details_label.isHidden()
+    assert '"local_time": "21:40"' in card.details_label.text()
+
+
+def test_a_failed_card_says_why_with_a_red_edge(
+    qtbot: QtBot, theme: ThemeController, bridge: EventBridge, bus: EventBus
+) -> None:
+    view = _view(qtbot, theme, bridge)
+    bus.emit(ToolCallStarted(call_id="c2", name="openPage", arguments={"url": "x"}))
+    bus.emit(ConfirmationRequested("c2", "openPage", "Open x?", {"url": "x"}, 30))
+    failure = ToolResult.failure("You said no.", error_kind=ToolErrorKind.DENIED)
+    bus.emit(
+        ToolCallFailed(
+            call_id="c2",
+            name="openPage",
+            kind=ToolErrorKind.DENIED,
+            problems=("The person denied the call.",),
+            duration_s=1.5,
+            result=failure,
+            model_output=failure.to_model_payload(),
+        )
+    )
+    card = view.tool_card("c2")
+    assert card is not None
+    assert card.status == "failed"
+    assert card.property("status") == "failed"
+    assert card.result_label.text().startswith("You did not approve it.")
+    assert card.duration_label.text() == "1.5 s"
+
+
+def test_cancelled_card(
+    qtbot: QtBot, theme: ThemeController, bridge: EventBridge, bus: EventBus
+) -> None:
+    view = _view(qtbot, theme, bridge)
+    bus.emit(ToolCallStarted(call_id="c3", name="slow", arguments={}))
+    bus.emit(ToolCallCancelled(call_id="c3", name="slow"))
+    card = view.tool_card("c3")
+    assert card is not None and card.status == "cancelled"
+    assert card.result_label.text() == "Cancelled"
+
+
+def test_formatting_helpers() -> None:
+    assert format_duration(0.0004) == "0 ms"
+    assert format_duration(2.25) == "2.2 s" or format_duration(2.25) == "2.3 s"
+    assert key_argument({"flag": True, "n": 3}) == "3"
+    assert key_argument({"text": "x" * 100}).endswith("…")
+    assert summarize_result(ToolResult.success(None)) == "Done"
+    assert summarize_result(ToolResult.success(1, display="One thing")) == "One thing"
