@@ -165,11 +165,13 @@ class ContextShared(Event):
         call_id: the call that asked.
         shared: exactly the value sent to the model.
         withheld: names of the privacy switches that held something back.
+        reason: why the model asked, in its own words.
     """
 
     call_id: str
     shared: Mapping[str, Any]
     withheld: tuple[str, ...]
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)

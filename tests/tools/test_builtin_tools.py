@@ -107,6 +107,7 @@ async def test_context_shares_everything_allowed(
     assert shared.shared == value  # exactly what was sent
     assert shared.withheld == ()
     assert shared.call_id == "1"
+    assert shared.reason == "the time"
 
 
 async def test_context_honours_every_privacy_switch(

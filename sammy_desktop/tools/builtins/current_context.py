@@ -121,7 +121,10 @@ async def get_current_context(args: CurrentContextInput, context: ToolContext) -
     )
     context.emit(
         ContextShared(
-            call_id=context.call_id, shared=_shared_part(shared), withheld=tuple(withheld)
+            call_id=context.call_id,
+            shared=_shared_part(shared),
+            withheld=tuple(withheld),
+            reason=args.reason,
         )
     )
     return shared
