@@ -1,0 +1,124 @@
+"""``sammy-live-sim`` as a subprocess, used by a client that trusts it through SSL_CERT_FILE."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from google import genai
+from google.genai import errors, types
+
+from tests.sim.live_client import MODEL, receive_turn
+
+SCRIPT = Path(sys.executable).with_name("sammy-live-sim")
+
+
+@asynccontextmanager
+async def _running_cli(*arguments: str) -> AsyncIterator[tuple[str, str]]:
+    process = await asyncio.create_subprocess_exec(
+        str(SCRIPT),
+        "--port",
+        "0",
+        "--fast",
+        *arguments,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    try:
+        base_url_line = await asyncio.wait_for(process.stdout.readline(), 20)
+        ca_line = await asyncio.wait_for(process.stdout.readline(), 5)
+        key, _, base_url = base_url_line.decode().strip().partition("=")
+        assert key == "base_url", base_url_line
+        key, _, ca_file = ca_line.decode().strip().partition("=")
+        assert key == "ca_file", ca_line
+        yield base_url, ca_file
+        process.send_signal(signal.SIGINT)
+        assert await asyncio.wait_for(process.wait(), 10) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    # The throwaway CA is removed on exit.
+    assert not await asyncio.to_thread(Path(ca_file).exists)
+
+
+def _client(base_url: str, api_key: str) -> genai.Client:
+    return genai.Client(api_key=api_key, http_options=types.HttpOptions(base_url=base_url))
+
+
+async def test_the_cli_serves_the_demo_to_a_client_trusting_its_ca(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with _running_cli("--scenario", "demo", "--api-key", "cli-key") as (base_url, ca_file):
+        assert base_url.startswith("https://127.0.0.1:")
+        monkeypatch.setenv("SSL_CERT_FILE", ca_file)
+        client = _client(base_url, "cli-key")
+        config = types.LiveConnectConfig(
+            response_modalities=[types.Modality.AUDIO],
+            output_audio_transcription=types.AudioTranscriptionConfig(),
+        )
+        async with client.aio.live.connect(model=MODEL, config=config) as session:
+            await session.send_realtime_input(text="hello")
+            messages = await receive_turn(session)
+        texts = [
+            m.server_content.output_transcription.text or ""
+            for m in messages
+            if m.server_content and m.server_content.output_transcription
+        ]
+        assert "".join(texts).startswith("Offline demo: you typed")
+
+        with pytest.raises(errors.APIError) as raised:
+            async with _client(base_url, "wrong").aio.live.connect(model=MODEL):
+                pass
+        assert raised.value.code == 1008
+
+
+async def test_the_cli_plays_a_json_scenario_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "hello.json"
+    path.write_text(
+        json.dumps(
+            {
+                "turns": [
+                    {
+                        "on": {"type": "text"},
+                        "actions": [
+                            {"type": "model_text", "text": "from a file"},
+                            {"type": "turn_complete"},
+                        ],
+                    }
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    async with _running_cli("--scenario", str(path)) as (base_url, ca_file):
+        monkeypatch.setenv("SSL_CERT_FILE", ca_file)
+        async with _client(base_url, "any-key").aio.live.connect(model=MODEL) as session:
+            await session.send_realtime_input(text="hi")
+            messages = await receive_turn(session)
+    assert messages[0].text == "from a file"
+
+
+async def test_a_bad_scenario_file_exits_with_a_clear_message(tmp_path: Path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{"turns": [{"on": {"type": "nope"}}]}', encoding="utf-8")
+    process = await asyncio.create_subprocess_exec(
+        str(SCRIPT),
+        "--scenario",
+        str(path),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    stdout, stderr = await asyncio.wait_for(process.communicate(), 20)
+    assert process.returncode == 2
+    assert stdout == b""
+    assert "unknown type 'nope'" in stderr.decode()
