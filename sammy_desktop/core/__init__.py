@@ -1,1 +1,76 @@
-"""core layer."""
+"""The agent core: one Live API conversation that survives what the service does (no Qt).
+
+:class:`AgentCore` is the state machine and connection supervisor the UI drives;
+:class:`LiveConnection` wraps one google-genai Live session; :class:`ConversationHistory`
+writes the JSON-lines log; the events the UI renders are in :mod:`.events`; the ports the
+app plugs the audio layer and the tool manager into are in :mod:`.ports`.
+"""
+
+from sammy_desktop.core.agent import DEFAULT_BUFFER_BYTES, AgentCore, WatchdogPolicy
+from sammy_desktop.core.backoff import ReconnectPolicy
+from sammy_desktop.core.events import (
+    AgentState,
+    ConnectionLost,
+    ErrorKind,
+    ErrorRaised,
+    NoResponse,
+    Reconnected,
+    Reconnecting,
+    SessionEnded,
+    SessionStarted,
+    Speaker,
+    StateChanged,
+    ToolsChanged,
+    TranscriptUpdated,
+    TurnStats,
+    UsageUpdated,
+)
+from sammy_desktop.core.history import ConversationHistory, read_history
+from sammy_desktop.core.live import (
+    API_BASE_URL_ENV,
+    FailureKind,
+    LiveConnection,
+    LiveConnectionError,
+    RealtimeInput,
+    RealtimeKind,
+    build_live_config,
+    make_client_factory,
+    resolve_api_base_url,
+)
+from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner
+
+__all__ = [
+    "API_BASE_URL_ENV",
+    "DEFAULT_BUFFER_BYTES",
+    "AgentCore",
+    "AgentState",
+    "AudioSink",
+    "ClientFactory",
+    "ConnectionLost",
+    "ConversationHistory",
+    "ErrorKind",
+    "ErrorRaised",
+    "FailureKind",
+    "LiveConnection",
+    "LiveConnectionError",
+    "NoResponse",
+    "RealtimeInput",
+    "RealtimeKind",
+    "ReconnectPolicy",
+    "Reconnected",
+    "Reconnecting",
+    "SessionEnded",
+    "SessionStarted",
+    "Speaker",
+    "StateChanged",
+    "ToolRunner",
+    "ToolsChanged",
+    "TranscriptUpdated",
+    "TurnStats",
+    "UsageUpdated",
+    "WatchdogPolicy",
+    "build_live_config",
+    "make_client_factory",
+    "read_history",
+    "resolve_api_base_url",
+]

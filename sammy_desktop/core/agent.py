@@ -38,6 +38,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Literal
 
 from google import genai
 from google.genai import types
@@ -200,6 +201,7 @@ class AgentCore:
         self._reconnect_wanted = False
         self._go_away_received = False
         self._deadline_timer: asyncio.TimerHandle | None = None
+        self._deadline_passed = False
         self._watchdog_timer: asyncio.TimerHandle | None = None
         self._nudged = False
         self._end_requested: str | None = None
@@ -339,14 +341,20 @@ class AgentCore:
         """Microphone audio (PCM16 LE mono 16 kHz); sent in order, buffered while offline.
 
         Push-to-talk: only between :meth:`begin_talk` and :meth:`end_talk`. Hands-free:
-        whenever the mic is live.
+        whenever the mic is live, except while the assistant speaks when echo cancellation
+        is switched off in the settings (it would hear itself and interrupt).
         """
         if not pcm16k or self._state not in _RUNNING_STATES:
             return
         if self._talk_mode is TalkMode.PUSH_TO_TALK:
             if not self._talking:
                 return
-        elif not self._mic_open:
+        else:
+            if (
+                not self._settings.echo_cancellation
+                and self._state is AgentState.ASSISTANT_SPEAKING
+            ):
+                return  # without echo cancellation the service would hear the answer
             self._mic_open = True
         self._enqueue(RealtimeInput(RealtimeKind.AUDIO, audio=pcm16k))
 
@@ -541,6 +549,7 @@ class AgentCore:
         self._go_away_received = False
         self._reconnect_wanted = False
         self._reconnect_now.clear()
+        self._deadline_passed = False
         self._cancel_deadline()
         replayed = 0
         if self._was_connected:
@@ -582,22 +591,32 @@ class AgentCore:
 
     async def _run_connection(self, connection: LiveConnection) -> None:
         """Receive and send until the connection closes (raises) or a reconnect is due."""
-        tasks = {
+        workers = {
             asyncio.create_task(self._receive(connection), name="live-receive"),
             asyncio.create_task(self._send_outbox(connection), name="live-send"),
-            asyncio.create_task(self._reconnect_now.wait(), name="live-reconnect-due"),
         }
+        due: asyncio.Task[Literal[True]] | None = None
         try:
-            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            while True:
+                due = asyncio.create_task(self._reconnect_now.wait(), name="live-reconnect-due")
+                done, _ = await asyncio.wait({*workers, due}, return_when=asyncio.FIRST_COMPLETED)
+                for task in done & workers:
+                    exc = task.exception()
+                    raise exc or LiveConnectionError(
+                        FailureKind.TRANSIENT, None, "the connection ended"
+                    )
+                # Checked here, in the supervisor, right before tearing down: the person may
+                # have started talking since the quiet moment that asked for the reconnect.
+                if self._deadline_passed or self._is_quiet():
+                    return
+                self._reconnect_now.clear()
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-        for task in done:
-            if not task.cancelled() and (exc := task.exception()) is not None:
-                raise exc
-        if not self._reconnect_now.is_set():
-            raise LiveConnectionError(FailureKind.TRANSIENT, None, "the connection ended")
+            for worker in workers:
+                worker.cancel()
+            if due is not None:
+                due.cancel()
+                await asyncio.gather(due, return_exceptions=True)
+            await asyncio.gather(*workers, return_exceptions=True)
 
     async def _drop_connection(self) -> None:
         connection, self._connection = self._connection, None
@@ -642,7 +661,8 @@ class AgentCore:
                 self._outbox_bytes -= item.size
                 try:
                     await connection.send_realtime(item)
-                except LiveConnectionError:
+                except BaseException:
+                    # Closed, or cancelled for a reconnect: the next connection sends it.
                     self._outbox.appendleft(item)
                     self._outbox_bytes += item.size
                     raise
@@ -684,14 +704,23 @@ class AgentCore:
         self._reconnect_reason = reason
         self._reconnect_if_quiet()
 
-    def _reconnect_if_quiet(self) -> None:
-        if (
-            self._reconnect_wanted
-            and self._state is AgentState.READY
+    def _is_quiet(self) -> bool:
+        """Nobody is speaking and nothing is pending: a reconnect now goes unnoticed."""
+        return (
+            self._state is AgentState.READY
             and not self._pending_calls
             and not self._talking
-        ):
+            and not self._outbox
+        )
+
+    def _reconnect_if_quiet(self) -> None:
+        if self._reconnect_wanted and self._is_quiet():
             self._reconnect_now.set()
+
+    def _deadline_reached(self) -> None:
+        self._deadline_timer = None
+        self._deadline_passed = True
+        self._reconnect_now.set()
 
     def _cancel_deadline(self) -> None:
         if self._deadline_timer is not None:
@@ -1013,7 +1042,7 @@ class AgentCore:
         self._cancel_deadline()
         loop = asyncio.get_running_loop()
         wait = max(0.0, time_left - self._policy.goaway_margin_s)
-        self._deadline_timer = loop.call_later(wait, self._reconnect_now.set)
+        self._deadline_timer = loop.call_later(wait, self._deadline_reached)
 
     # ------------------------------------------------------------------ turns
 
@@ -1194,6 +1223,7 @@ class AgentCore:
         self._dropped_audio_bytes = 0
         self._reconnect_now.clear()
         self._reconnect_wanted = False
+        self._deadline_passed = False
         self._go_away_received = False
         self._end_requested = None
         self._ending = None

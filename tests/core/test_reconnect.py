@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sammy_desktop.config import TalkMode
 from sammy_desktop.core.backoff import ReconnectPolicy
 from sammy_desktop.core.events import (
     AgentState,
@@ -21,6 +22,7 @@ from sammy_desktop.sim import (
     GoAway,
     InputTranscription,
     OnActivityEnd,
+    OnSpeechEnd,
     OnText,
     OnTimer,
     Received,
@@ -258,3 +260,43 @@ async def test_refused_handle_starts_a_fresh_session_with_the_transcript(
         assert "Person: hi" in prompt
         assert "Assistant: Hello." in prompt
         assert h.core.state is AgentState.READY
+
+
+async def test_talk_mode_switch_reconnects_with_the_handle_at_a_quiet_moment(
+    core_harness: HarnessFactory,
+) -> None:
+    scenario = Scenario(
+        turns=[
+            GREETING,
+            Turn(
+                OnSpeechEnd(),
+                [
+                    InputTranscription(text="now hands-free"),
+                    Tone(duration_s=0.1, transcript="Got it."),
+                    TurnComplete(),
+                ],
+            ),
+        ]
+    )
+    async with core_harness(scenario) as h:
+        await h.ready()
+        h.core.send_text("hi")
+        await h.events.wait_for(TurnStats)
+        await h.core.set_talk_mode(TalkMode.HANDS_FREE)
+        reconnected = await h.events.wait_for(Reconnected)
+        assert reconnected.planned
+        assert reconnected.resumed
+        assert h.core.talk_mode is TalkMode.HANDS_FREE
+        setup = h.sim.recorder.events(Received.SETUP)[-1].data
+        detection = wire_field(setup, "realtime_input_config", "automatic_activity_detection")
+        assert detection.get("disabled") in (False, None)
+        assert _handle_in_setup(h, 2) is not None
+        silence = bytes(3200)
+        for chunk in [speech(0.1)] * 4 + [silence] * 12:
+            h.core.send_audio(chunk)
+        await h.events.wait_for(TurnStats, count=2)
+        assert _finals(h)[-2:] == [
+            (Speaker.USER, "now hands-free"),
+            (Speaker.ASSISTANT, "Got it."),
+        ]
+        assert len(h.sim.sessions) == 1
