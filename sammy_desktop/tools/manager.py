@@ -13,8 +13,6 @@ confirmation's) unless a tool opts out with ``timeout_s=None``.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import json
 import logging
 import time
 from collections import OrderedDict
@@ -28,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools import plugins
+from sammy_desktop.tools.answers import checked_result, fit_to_frame, handler_error, model_output
 from sammy_desktop.tools.builtins import builtin_tools
 from sammy_desktop.tools.capabilities import ModelCapabilities, capabilities_for
 from sammy_desktop.tools.context import (
@@ -469,7 +468,7 @@ class ToolManager:
         try:
             outcome = await task
         except Exception as error:  # noqa: BLE001 - e.g. a validator raising a non-ValueError
-            outcome = _handler_error(definition, error)
+            outcome = handler_error(definition, error)
         except asyncio.CancelledError:
             self._bus.emit(ToolCallCancelled(call_id=call_id, name=name))
             current = asyncio.current_task()
@@ -549,10 +548,10 @@ class ToolManager:
                     return await self._run_stream(
                         definition, call_id, produced, respond, capabilities, budget, started
                     )
-                return _checked(definition, await produced)
+                return checked_result(definition, await produced)
         except TimeoutError as error:
             if not scope.expired():
-                return _handler_error(definition, error)
+                return handler_error(definition, error)
             _log.warning(
                 "tool %s (call %s) timed out after %ss", name, call_id, definition.timeout_s
             )
@@ -562,7 +561,7 @@ class ToolManager:
                 error_kind=ToolErrorKind.TIMEOUT,
             )
         except Exception as error:  # noqa: BLE001 - any tool bug becomes an answer
-            return _handler_error(definition, error)
+            return handler_error(definition, error)
 
     async def _run_stream(
         self,
@@ -581,7 +580,7 @@ class ToolManager:
         last: ToolResult[Any] | None = None
         try:
             async for item in items:
-                last = _checked(definition, item)
+                last = checked_result(definition, item)
                 if not streaming:
                     continue
                 if not last.ok:
@@ -763,7 +762,7 @@ class ToolManager:
         *,
         will_continue: bool | None,
     ) -> tuple[types.FunctionResponse, dict[str, Any]]:
-        payload = _fit(_model_output(definition, result), budget)
+        payload = fit_to_frame(model_output(definition, result), budget)
         scheduling: types.FunctionResponseScheduling | None = None
         if capabilities.async_function_calling:
             if definition is None:
@@ -800,91 +799,3 @@ async def _send(respond: Respond, responses: list[types.FunctionResponse]) -> No
 def _name_of(definition: object) -> str | None:
     name = getattr(definition, "name", None)
     return name if isinstance(name, str) else None
-
-
-def _checked(definition: ToolDefinition[Any, Any], produced: object) -> ToolResult[Any]:
-    """Make a handler's return value a result whose value fits the output model."""
-    result: ToolResult[Any] = (
-        produced if isinstance(produced, ToolResult) else ToolResult.success(produced)
-    )
-    if not result.ok:
-        if result.error_kind is None:
-            return dataclasses.replace(result, error_kind=ToolErrorKind.TOOL_FAILURE)
-        return result
-    model = definition.output_model
-    if isinstance(result.value, model):
-        return result
-    try:
-        value = model.model_validate(result.value)
-    except ValidationError as error:
-        _log.error(
-            "tool %s returned output that does not fit %s: %s",
-            definition.name,
-            model.__name__,
-            error,
-        )
-        return ToolResult.failure(
-            f"The tool {definition.name!r} produced output that does not match its output "
-            f"model {model.__name__}; this is a bug in the tool, not in your call.",
-            error_kind=ToolErrorKind.INVALID_OUTPUT,
-        )
-    return dataclasses.replace(result, value=value)
-
-
-def _handler_error(definition: ToolDefinition[Any, Any], error: Exception) -> ToolResult[Any]:
-    _log.error("tool %s raised", definition.name, exc_info=error)
-    return ToolResult.failure(
-        f"The tool {definition.name!r} failed: {type(error).__name__}: {error}",
-        error_kind=ToolErrorKind.HANDLER_ERROR,
-    )
-
-
-def _model_output(
-    definition: ToolDefinition[Any, Any] | None, result: ToolResult[Any]
-) -> dict[str, Any]:
-    """What the model is told: the tool's ``to_model_output`` or the default payload."""
-    if definition is not None and definition.to_model_output is not None:
-        try:
-            payload = dict(definition.to_model_output(result))
-            json.dumps(payload)
-        except Exception:  # noqa: BLE001 - a broken hook falls back to the plain result
-            _log.exception("to_model_output of %s failed; sent the plain result", definition.name)
-        else:
-            return payload
-    try:
-        payload = result.to_model_payload()
-        json.dumps(payload)
-    except (TypeError, ValueError) as error:
-        name = definition.name if definition is not None else "?"
-        _log.error("result of %s cannot be sent as JSON: %s", name, error)
-        return ToolResult.failure(
-            f"The tool {name!r} produced a result that cannot be sent as JSON; this is a bug "
-            "in the tool.",
-            error_kind=ToolErrorKind.INVALID_OUTPUT,
-        ).to_model_payload()
-    return payload
-
-
-def _fit(payload: dict[str, Any], budget: int) -> dict[str, Any]:
-    """Cut an answer that would not fit one Live API message, saying so."""
-    text = json.dumps(payload)
-    size = len(text.encode())
-    if size <= budget:
-        return payload
-    key = "error" if "error" in payload else "output"
-    note = (
-        f"The result was {size} bytes, more than fits one Live API message ({budget} bytes "
-        "for this answer), so it was cut: 'partial_json' holds only its beginning. Tell the "
-        "person the answer was too long to read in full."
-    )
-    room = budget
-    while True:
-        # Quoting the cut text as a JSON string escapes it again and makes it longer, so
-        # shrink until the whole answer fits.
-        cut = text.encode()[: max(0, room)].decode(errors="ignore")
-        cut_payload = {key: {"ok": key == "output", "truncated": True, "note": note}}
-        cut_payload[key]["partial_json"] = cut
-        overflow = len(json.dumps(cut_payload).encode()) - budget
-        if overflow <= 0 or not cut:
-            return cut_payload
-        room = min(room, len(cut.encode())) - overflow
