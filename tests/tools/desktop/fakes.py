@@ -6,10 +6,13 @@ QProcess) and records what the tools asked of it.
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+
+from google.genai import types
 
 from sammy_desktop.tools.desktop import Earcon
 
@@ -95,3 +98,22 @@ class ManualScheduler:
     @property
     def pending(self) -> int:
         return sum(1 for *_, handle, _cb in self._queue if not handle.cancelled)
+
+
+class WaitingResponder:
+    """Records answers like ``session.send_tool_response`` and lets a test wait for them."""
+
+    def __init__(self) -> None:
+        self.responses: list[types.FunctionResponse] = []
+        self._arrived = asyncio.Condition()
+
+    async def __call__(self, responses: list[types.FunctionResponse]) -> None:
+        async with self._arrived:
+            self.responses.extend(responses)
+            self._arrived.notify_all()
+
+    async def wait_for(self, count: int, timeout_s: float = 5.0) -> list[types.FunctionResponse]:
+        """Wait until ``count`` answers have arrived in all; return them."""
+        async with asyncio.timeout(timeout_s), self._arrived:
+            await self._arrived.wait_for(lambda: len(self.responses) >= count)
+        return list(self.responses)

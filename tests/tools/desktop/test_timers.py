@@ -1,0 +1,378 @@
+"""Timers through the real ToolManager: the NON_BLOCKING second answer, reconnects, the
+fallback on synchronous-only models, cancelling, and quitting with timers running.
+
+Time is a manual clock (no sleeps); the one test of the real loop scheduler uses a 10 ms
+timer awaited through an event with a timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from google.genai import types
+
+from sammy_desktop.eventbus import EventBus
+from sammy_desktop.tools import AgentStateSnapshot, ToolCallCancelled, ToolManager
+from sammy_desktop.tools.desktop import (
+    Earcon,
+    TimerAnnouncementPending,
+    TimerFired,
+    TimerService,
+    TimersRunningAtQuit,
+    TimerStatus,
+    parse_duration,
+)
+from tests.tools.conftest import FIXED_NOW, EventLog, ManagerFactory
+from tests.tools.desktop.conftest import ASYNC_MODEL, SYNC_MODEL, Call, error, output
+from tests.tools.desktop.fakes import ManualScheduler, RecordingNotifier, WaitingResponder
+
+WAIT_S = 5.0
+
+
+class AgentState:
+    """A changeable agent state for ``ToolManager(state=...)``."""
+
+    def __init__(self, snapshot: AgentStateSnapshot) -> None:
+        self.snapshot = snapshot
+
+    def set(self, **changes: Any) -> None:
+        self.snapshot = dataclasses.replace(self.snapshot, **changes)
+
+    def __call__(self) -> AgentStateSnapshot:
+        return self.snapshot
+
+
+@pytest.fixture
+def agent(snapshot: AgentStateSnapshot) -> AgentState:
+    return AgentState(dataclasses.replace(snapshot, state="ready", model=ASYNC_MODEL))
+
+
+@pytest.fixture
+def manager_for(
+    make_pack_manager: ManagerFactory, agent: AgentState
+) -> Callable[[str], ToolManager]:
+    def build(model: str) -> ToolManager:
+        agent.set(model=model)
+        manager = make_pack_manager(state=agent)
+        manager.declarations(model)  # what the core does when it connects
+        return manager
+
+    return build
+
+
+def set_timer_call(
+    duration: Any = "10m", label: str = "check the oven", call_id: str = "fc-1"
+) -> types.LiveServerToolCall:
+    return types.LiveServerToolCall(
+        function_calls=[
+            types.FunctionCall(
+                id=call_id, name="setTimer", args={"duration": duration, "label": label}
+            )
+        ]
+    )
+
+
+async def start_timer(
+    manager: ToolManager, responder: WaitingResponder, **call: Any
+) -> asyncio.Task[None]:
+    """Send setTimer and wait for its first answer; the call stays open in the task."""
+    task = asyncio.create_task(manager.handle(set_timer_call(**call), responder), name="set-timer")
+    await responder.wait_for(1)
+    return task
+
+
+# -- the NON_BLOCKING showcase -------------------------------------------------------------
+
+
+async def test_set_timer_answers_at_once_then_again_when_it_ends(
+    manager_for: Callable[[str], ToolManager],
+    scheduler: ManualScheduler,
+    notifier: RecordingNotifier,
+    events: EventLog,
+    timers: TimerService,
+) -> None:
+    responder = WaitingResponder()
+    task = await start_timer(manager_for(ASYNC_MODEL), responder)
+
+    first = responder.responses[0]
+    assert first.will_continue is True
+    assert first.scheduling is types.FunctionResponseScheduling.WHEN_IDLE
+    value = output(first)["value"]
+    assert value == {
+        "id": "1",
+        "label": "check the oven",
+        "status": "running",
+        "duration": "10 minutes",
+        "ends_at": "09:25",
+        "remaining_s": 600,
+    }
+    assert not task.done()  # the call stays open until the timer ends
+    assert notifier.notifications == []
+
+    scheduler.advance(600)
+    await asyncio.wait_for(task, WAIT_S)
+    fired, closing = responder.responses[1:]
+    assert fired.id == closing.id == "fc-1"
+    assert fired.will_continue is True
+    assert fired.scheduling is types.FunctionResponseScheduling.INTERRUPT
+    fired_output = output(fired)
+    assert fired_output["value"]["status"] == "finished"
+    assert "check the oven" in fired_output["instructions"][0]
+    assert closing.will_continue is False
+    assert closing.scheduling is types.FunctionResponseScheduling.SILENT
+
+    assert notifier.notifications == [
+        ("Timer finished", "check the oven (10 minutes, set at 09:15)")
+    ]
+    assert notifier.earcons == [Earcon.TIMER_DONE]
+    assert events.one(TimerFired).announced_live is True
+    assert events.of(TimerAnnouncementPending) == []
+    assert timers.pending_announcements == ()
+
+
+async def test_a_timer_ending_mid_sentence_waits_for_the_pause(
+    manager_for: Callable[[str], ToolManager], scheduler: ManualScheduler, agent: AgentState
+) -> None:
+    responder = WaitingResponder()
+    task = await start_timer(manager_for(ASYNC_MODEL), responder)
+    agent.set(state="assistant_speaking")
+    scheduler.advance(600)
+    await asyncio.wait_for(task, WAIT_S)
+    assert responder.responses[1].scheduling is types.FunctionResponseScheduling.WHEN_IDLE
+
+
+async def test_timer_outlives_its_call_and_announces_at_the_next_turn(
+    manager_for: Callable[[str], ToolManager],
+    scheduler: ManualScheduler,
+    notifier: RecordingNotifier,
+    events: EventLog,
+    timers: TimerService,
+) -> None:
+    """A reconnect cancels the open call (the core calls manager.cancel); the timer runs on."""
+    manager = manager_for(ASYNC_MODEL)
+    responder = WaitingResponder()
+    task = await start_timer(manager, responder)
+    manager.cancel(["fc-1"])
+    await asyncio.wait_for(task, WAIT_S)
+    assert events.one(ToolCallCancelled).call_id == "fc-1"
+    assert [info.id for info in timers.running()] == ["1"]
+
+    scheduler.advance(600)
+    assert len(responder.responses) == 1  # nothing more for the cancelled call
+    assert notifier.earcons == [Earcon.TIMER_DONE]
+    assert events.one(TimerFired).announced_live is False
+    pending = events.one(TimerAnnouncementPending)
+    assert pending.text.startswith("[Timer] The 10 minutes timer for 'check the oven' ended")
+    assert timers.take_announcements() == [pending.text]
+    assert timers.take_announcements() == []
+
+
+async def test_synchronous_only_model_gets_one_answer_and_the_fallback(
+    manager_for: Callable[[str], ToolManager],
+    scheduler: ManualScheduler,
+    notifier: RecordingNotifier,
+    events: EventLog,
+    timers: TimerService,
+) -> None:
+    manager = manager_for(SYNC_MODEL)
+    [tool] = manager.declarations(SYNC_MODEL)
+    declaration = next(d for d in tool.function_declarations or () if d.name == "setTimer")
+    assert declaration.behavior is None
+    assert "[Timer]" in (declaration.description or "")
+
+    responder = WaitingResponder()
+    await asyncio.wait_for(manager.handle(set_timer_call(), responder), WAIT_S)
+    [answer] = responder.responses
+    assert answer.will_continue is None
+    assert answer.scheduling is None
+    assert "next turn" in output(answer)["instructions"][0]
+
+    scheduler.advance(600)
+    assert notifier.notifications and notifier.earcons == [Earcon.TIMER_DONE]
+    assert events.one(TimerFired).announced_live is False
+    assert len(timers.take_announcements()) == 1
+
+
+async def test_cancel_timer_closes_the_open_call_quietly(
+    manager_for: Callable[[str], ToolManager],
+    scheduler: ManualScheduler,
+    notifier: RecordingNotifier,
+    call: Call,
+    timers: TimerService,
+) -> None:
+    manager = manager_for(ASYNC_MODEL)
+    responder = WaitingResponder()
+    task = await start_timer(manager, responder)
+    cancelled = output(await call(manager, "cancelTimer", {"id": "1"}, "fc-2"))
+    assert cancelled["value"]["status"] == "cancelled"
+    await asyncio.wait_for(task, WAIT_S)
+    ended = responder.responses[1]
+    assert ended.scheduling is types.FunctionResponseScheduling.SILENT
+    assert output(ended)["value"]["status"] == "cancelled"
+    scheduler.advance(3600)
+    assert notifier.notifications == []
+    assert timers.running() == []
+
+
+async def test_cancel_by_label_and_unknown_ids(
+    make_pack_manager: ManagerFactory, call: Call, timers: TimerService
+) -> None:
+    manager = make_pack_manager()
+    empty = error(await call(manager, "cancelTimer", {"id": "1"}, "c0"))
+    assert "No timer is running" in empty["problems"][0]
+    timers.start(60, "tea")
+    timers.start(300, "eggs")
+    unknown = error(await call(manager, "cancelTimer", {"id": 7}, "c1"))
+    assert unknown["validation"]["id"]["allowed_values"] == ["1", "2"]
+    assert "1 (tea); 2 (eggs)" in unknown["problems"][0]
+    by_label = output(await call(manager, "cancelTimer", {"id": "Eggs"}, "c2"))
+    assert by_label["value"]["id"] == "2"
+    assert [info.label for info in timers.running()] == ["tea"]
+
+
+async def test_list_timers_shows_time_left_and_recent_ones(
+    make_pack_manager: ManagerFactory, call: Call, timers: TimerService, scheduler: ManualScheduler
+) -> None:
+    timers.start(300, "eggs")
+    timers.start(60, "tea")
+    timers.start(30, "")
+    scheduler.advance(40)
+    body = output(await call(make_pack_manager(), "listTimers"))
+    running = body["value"]["running"]
+    assert [(t["label"], t["remaining_s"]) for t in running] == [("tea", 20), ("eggs", 260)]
+    assert [t["status"] for t in body["value"]["recently_ended"]] == ["finished"]
+
+
+async def test_bad_durations_get_parameter_feedback_the_model_hears(
+    manager_for: Callable[[str], ToolManager], timers: TimerService
+) -> None:
+    manager = manager_for(ASYNC_MODEL)
+    responder = WaitingResponder()
+    await asyncio.wait_for(manager.handle(set_timer_call(duration="soonish"), responder), WAIT_S)
+    [answer] = responder.responses
+    body = error(answer)
+    assert answer.scheduling is types.FunctionResponseScheduling.WHEN_IDLE
+    assert "not a duration" in body["validation"]["duration"]["problems"][0]
+    assert "10m" in body["validation"]["duration"]["suggested_values"]
+    too_long = WaitingResponder()
+    await manager.handle(set_timer_call(duration="25h", call_id="fc-2"), too_long)
+    assert "at most 24 hours" in error(too_long.responses[0])["problems"][0]
+    assert timers.running() == []
+
+
+async def test_a_number_is_taken_as_seconds(
+    manager_for: Callable[[str], ToolManager], scheduler: ManualScheduler
+) -> None:
+    responder = WaitingResponder()
+    task = await start_timer(manager_for(ASYNC_MODEL), responder, duration=90)
+    assert output(responder.responses[0])["value"]["duration"] == "1 minute 30 seconds"
+    scheduler.advance(90)
+    await asyncio.wait_for(task, WAIT_S)
+
+
+async def test_too_many_timers(
+    make_pack_manager: ManagerFactory, bus: EventBus, scheduler: ManualScheduler
+) -> None:
+    service = TimerService(
+        bus, None, wall_clock=lambda: FIXED_NOW, scheduler=scheduler, max_running=1
+    )
+    service.start(10, "one")
+    with pytest.raises(RuntimeError, match="1 timers are running"):
+        service.start(10, "two")
+
+
+async def test_quitting_reports_running_timers_and_closes_open_calls(
+    manager_for: Callable[[str], ToolManager],
+    timers: TimerService,
+    scheduler: ManualScheduler,
+    notifier: RecordingNotifier,
+    events: EventLog,
+) -> None:
+    responder = WaitingResponder()
+    task = await start_timer(manager_for(ASYNC_MODEL), responder)
+    timers.start(3600, "call mum")
+    stopped = timers.shutdown()
+    assert [(info.label, info.status) for info in stopped] == [
+        ("check the oven", TimerStatus.RUNNING),
+        ("call mum", TimerStatus.RUNNING),
+    ]
+    assert events.one(TimersRunningAtQuit).timers == stopped
+    await asyncio.wait_for(task, WAIT_S)
+    assert responder.responses[1].scheduling is types.FunctionResponseScheduling.SILENT
+    scheduler.advance(7200)
+    assert notifier.notifications == []
+    with pytest.raises(RuntimeError, match="shut down"):
+        timers.start(10, "late")
+
+
+async def test_a_broken_notifier_does_not_lose_the_announcement(
+    bus: EventBus, scheduler: ManualScheduler, events: EventLog
+) -> None:
+    class BrokenNotifier(RecordingNotifier):
+        def notify(self, title: str, body: str) -> None:
+            raise RuntimeError("no tray")
+
+    service = TimerService(bus, BrokenNotifier(), wall_clock=lambda: FIXED_NOW, scheduler=scheduler)
+    service.start(5, "x")
+    scheduler.advance(5)
+    assert events.one(TimerFired).timer.status is TimerStatus.FINISHED
+    assert len(service.take_announcements()) == 1
+
+
+async def test_loop_scheduler_fires_a_real_timer(
+    bus: EventBus, notifier: RecordingNotifier
+) -> None:
+    fired = asyncio.Event()
+    bus.subscribe(TimerFired, lambda event: fired.set())
+    service = TimerService(bus, notifier, wall_clock=lambda: FIXED_NOW)
+    info = service.start(0.01, "quick")
+    await asyncio.wait_for(fired.wait(), WAIT_S)
+    assert service.recently_ended()[0].id == info.id
+    assert notifier.earcons == [Earcon.TIMER_DONE]
+
+
+# -- durations ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("600", 600),
+        ("90.5", 90.5),
+        ("10m", 600),
+        ("10 min", 600),
+        ("1h30m", 5400),
+        ("1 hour and 30 minutes", 5400),
+        ("2,5 minutes", 150),
+        ("45 seconds", 45),
+        ("1h, 2m, 3s", 3723),
+        ("01:30:00", 5400),
+        ("10:00", 600),
+        ("PT10M", 600),
+        ("pt1h30m", 5400),
+        ("P1D", 86400),
+    ],
+)
+def test_durations(text: str, seconds: float) -> None:
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("soon", "not a duration"),
+        ("10 parsecs", "not a duration"),
+        ("P", "not a duration"),
+        ("", "not a duration"),
+        ("0", "at least 1 second"),
+        ("0.5s", "at least 1 second"),
+        ("P2D", "at most 24 hours"),
+    ],
+)
+def test_bad_durations(text: str, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        parse_duration(text)
