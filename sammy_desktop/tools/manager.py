@@ -13,6 +13,7 @@ confirmation's) unless a tool opts out with ``timeout_s=None``.
 from __future__ import annotations
 
 import asyncio
+import difflib
 import logging
 import time
 from collections import OrderedDict
@@ -495,8 +496,10 @@ class ToolManager:
                 error_kind=ToolErrorKind.MISSING_NAME,
             )
         if entry is None:
+            close = difflib.get_close_matches(name, self.enabled_names(), n=1)
+            guess = f" Did you mean {close[0]!r}?" if close else ""
             return ToolResult.failure(
-                f"There is no tool named {name!r}. Available tools: {available}.",
+                f"There is no tool named {name!r}.{guess} Available tools: {available}.",
                 error_kind=ToolErrorKind.UNKNOWN_TOOL,
             )
         return ToolResult.failure(

@@ -159,7 +159,7 @@ async def test_missing_name_unknown_and_disabled_tools_are_refused_without_runni
     assert "no name" in no_name["problems"][0]
     assert responder.by_id("1").name == ""
     unknown = error_of(responder.by_id("2"))["problems"][0]
-    assert "no tool named 'ehco'" in unknown
+    assert "no tool named 'ehco'. Did you mean 'echo'?" in unknown
     assert "echo" in unknown and "escalate" in unknown  # lists what is available
     assert "secret" not in unknown  # disabled tools are not offered
     disabled = error_of(responder.by_id("3"))["problems"][0]
