@@ -58,18 +58,19 @@ class LevelMeter:
     def feed(self, samples: np.ndarray) -> None:
         """Add ``samples`` (int16); reports when a period is complete."""
         self._sum_squares += float(np.sum(np.square(samples, dtype=np.float64)))
-        self._count += samples.size
-        if self._count >= self._period:
-            mean_square = self._sum_squares / self._count
-            self._sum_squares = 0.0
-            self._count = 0
-            self._report(_to_dbfs(mean_square))
+        self._add(samples.size)
 
     def feed_silence(self, count: int) -> None:
         """Add ``count`` samples of digital silence without building an array."""
+        self._add(count)
+
+    def _add(self, count: int) -> None:
         self._count += count
-        if self._count >= self._period:
-            mean_square = self._sum_squares / self._count
-            self._sum_squares = 0.0
-            self._count = 0
-            self._report(_to_dbfs(mean_square))
+        if self._count < self._period:
+            return
+        mean_square = self._sum_squares / self._count
+        self._sum_squares = 0.0
+        # Carry the overshoot into the next period, so blocks that do not divide the
+        # period still give exactly rate_hz readings per second of audio.
+        self._count = min(self._count - self._period, self._period - 1)
+        self._report(_to_dbfs(mean_square))

@@ -1,0 +1,130 @@
+"""Fixtures for the audio tests: espeak-ng speech, the virtual devices, an event recorder."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+import pytest
+
+from sammy_desktop.eventbus import Event, EventBus
+from tests.audio.signals import speak
+from tests.audio.virtual_devices import MIC_FEED, SPEAKER, SinkKeepAlive
+
+E = TypeVar("E", bound=Event)
+
+FAR_END_TEXT = (
+    "Hello, this is the assistant speaking. The weather today is sunny and warm, "
+    "with a gentle breeze from the west and a few clouds in the afternoon."
+)
+SHORT_TEXT = "The quick brown fox jumps over the lazy dog."
+NEAR_END_TEXT = "Stop, stop, please wait a moment, I have a question."
+
+
+class BlockCollector:
+    """A capture consumer that keeps every block and lets a test wait for an amount."""
+
+    def __init__(self) -> None:
+        self.blocks: list[bytes] = []
+        self._grown = asyncio.Event()
+
+    def __call__(self, block: bytes) -> None:
+        self.blocks.append(block)
+        self._grown.set()
+
+    @property
+    def sample_count(self) -> int:
+        """Samples received so far."""
+        return sum(len(b) for b in self.blocks) // 2
+
+    def samples(self, first_block: int = 0) -> np.ndarray:
+        """The samples of the blocks from ``first_block`` on."""
+        return np.frombuffer(b"".join(self.blocks[first_block:]), dtype=np.int16)
+
+    async def wait_for_blocks(self, count: int, *, within: float = 10) -> None:
+        """Wait until ``count`` blocks have arrived in total."""
+
+        async def wait() -> None:
+            while len(self.blocks) < count:
+                self._grown.clear()
+                await self._grown.wait()
+
+        await asyncio.wait_for(wait(), within)
+
+
+class EventLog:
+    """Records every event on a bus and lets a test wait for one of a given type."""
+
+    def __init__(self, bus: EventBus) -> None:
+        self.events: list[Event] = []
+        self._changed = asyncio.Event()
+        bus.subscribe(Event, self._on_event)
+
+    def _on_event(self, event: Event) -> None:
+        self.events.append(event)
+        self._changed.set()
+
+    def of(self, event_type: type[E]) -> list[E]:
+        """The events of ``event_type`` so far."""
+        return [e for e in self.events if isinstance(e, event_type)]
+
+    async def wait_for(self, event_type: type[E], *, count: int = 1, within: float = 10) -> E:
+        """Wait until ``count`` events of ``event_type`` have arrived; return the last."""
+
+        async def wait() -> E:
+            while len(self.of(event_type)) < count:
+                self._changed.clear()
+                await self._changed.wait()
+            return self.of(event_type)[count - 1]
+
+        return await asyncio.wait_for(wait(), within)
+
+
+@pytest.fixture
+def bus() -> EventBus:
+    return EventBus()
+
+
+@pytest.fixture
+def events(bus: EventBus) -> EventLog:
+    return EventLog(bus)
+
+
+@pytest.fixture(scope="session")
+def speech_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("speech")
+
+
+@pytest.fixture(scope="session")
+def far_speech_16k(speech_dir: Path) -> np.ndarray:
+    return speak(FAR_END_TEXT, speech_dir / "far.wav", rate=16000)
+
+
+@pytest.fixture(scope="session")
+def short_speech_16k(speech_dir: Path) -> np.ndarray:
+    return speak(SHORT_TEXT, speech_dir / "short.wav", rate=16000)
+
+
+@pytest.fixture(scope="session")
+def short_speech_24k(speech_dir: Path) -> np.ndarray:
+    return speak(SHORT_TEXT, speech_dir / "short.wav", rate=24000)
+
+
+@pytest.fixture(scope="session")
+def far_speech_24k(speech_dir: Path) -> np.ndarray:
+    return speak(FAR_END_TEXT, speech_dir / "far.wav", rate=24000)
+
+
+@pytest.fixture(scope="session")
+def near_speech_16k(speech_dir: Path) -> np.ndarray:
+    return speak(NEAR_END_TEXT, speech_dir / "near.wav", rate=16000, voice="en-us+f3")
+
+
+@pytest.fixture
+def running_sinks() -> Iterator[None]:
+    """Keep the virtual sinks awake at low latency for the test."""
+    with SinkKeepAlive(MIC_FEED, SPEAKER):
+        yield

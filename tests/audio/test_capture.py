@@ -1,0 +1,117 @@
+"""AudioCapture against the real PortAudio and the private PulseAudio's virtual microphone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sammy_desktop.audio import CAPTURE_RATE, AudioCapture, AudioLevel
+from sammy_desktop.eventbus import EventBus
+from tests.audio.conftest import BlockCollector, EventLog
+from tests.audio.signals import best_lag, windowed_correlations
+from tests.audio.virtual_devices import play_into_mic
+
+BLOCK_SAMPLES = CAPTURE_RATE // 100
+
+
+@pytest.mark.audio
+@pytest.mark.usefixtures("running_sinks")
+@pytest.mark.parametrize("device_rate", [None, 48000], ids=["native-16k", "resampled-48k"])
+async def test_speech_into_the_virtual_mic_arrives_at_16k_without_gaps(
+    bus: EventBus, short_speech_16k: np.ndarray, device_rate: int | None
+) -> None:
+    collector = BlockCollector()
+    capture = AudioCapture(bus, samplerate=device_rate)
+    capture.set_consumer(collector)
+    await capture.start()
+    try:
+        await collector.wait_for_blocks(5)
+        first = len(collector.blocks)
+        await play_into_mic(short_speech_16k, CAPTURE_RATE)
+        # The speech has been played; wait for it and half a second more to come through.
+        tail_blocks = (len(short_speech_16k) + CAPTURE_RATE // 2) // BLOCK_SAMPLES
+        await collector.wait_for_blocks(first + tail_blocks)
+    finally:
+        await capture.stop()
+
+    assert capture.device_samplerate == (device_rate or CAPTURE_RATE)
+    assert {len(b) for b in collector.blocks} == {BLOCK_SAMPLES * 2}
+    recording = collector.samples(first)
+    lag, correlation = best_lag(recording, short_speech_16k)
+    assert correlation > 0.9, (
+        f"the capture does not match the speech (r={correlation:.3f}, lag {lag}, "
+        f"overflows {capture.overflows}, "
+        f"windows {np.round(windowed_correlations(recording, short_speech_16k, lag, 1600), 2)})"
+    )
+    # Every loud 100 ms window still matches at the one global lag: a block lost or
+    # repeated anywhere would shift all windows after it and drop their correlation far
+    # below 0.5. (One fricative window reads about 0.8: the server's resamplers roll off
+    # its top octave.)
+    windows = windowed_correlations(recording, short_speech_16k, lag, CAPTURE_RATE // 10)
+    assert len(windows) > 10
+    assert min(windows) > 0.7, f"a window does not line up: {np.round(windows, 2)}"
+    assert float(np.median(windows)) > 0.97
+    assert capture.overflows == 0
+
+
+@pytest.mark.audio
+@pytest.mark.usefixtures("running_sinks")
+async def test_pre_roll_holds_the_audio_from_before_begin_talk(
+    bus: EventBus, short_speech_16k: np.ndarray
+) -> None:
+    collector = BlockCollector()
+    capture = AudioCapture(bus, pre_roll_ms=300)
+    capture.set_consumer(collector)
+    await capture.start()
+    try:
+        await collector.wait_for_blocks(5)
+        await play_into_mic(short_speech_16k[:CAPTURE_RATE], CAPTURE_RATE)
+        await collector.wait_for_blocks(len(collector.blocks) + 5)
+        pre_roll = capture.begin_talk()
+        delivered = b"".join(collector.blocks)
+    finally:
+        await capture.stop()
+
+    assert len(pre_roll) == CAPTURE_RATE * 300 // 1000 * 2
+    # Exactly the last 300 ms handed out before begin_talk, and it holds the speech.
+    assert pre_roll == delivered[-len(pre_roll) :]
+    _, correlation = best_lag(short_speech_16k[:CAPTURE_RATE], np.frombuffer(pre_roll, np.int16))
+    assert correlation > 0.8
+
+
+@pytest.mark.audio
+@pytest.mark.usefixtures("running_sinks")
+async def test_the_half_duplex_gate_delivers_silence_and_meters_it(
+    bus: EventBus, events: EventLog, short_speech_16k: np.ndarray
+) -> None:
+    collector = BlockCollector()
+    capture = AudioCapture(bus)
+    capture.set_consumer(collector)
+    await capture.start()
+    try:
+        await collector.wait_for_blocks(5)
+        capture.gate(True)
+        gated_from = len(collector.blocks)
+        await play_into_mic(short_speech_16k[: CAPTURE_RATE // 2], CAPTURE_RATE)
+        await collector.wait_for_blocks(len(collector.blocks) + 10)
+        gated_until = len(collector.blocks)
+        capture.gate(False)
+        await play_into_mic(short_speech_16k[: CAPTURE_RATE // 2], CAPTURE_RATE)
+        await collector.wait_for_blocks(len(collector.blocks) + 10)
+    finally:
+        await capture.stop()
+
+    assert not np.any(collector.samples(gated_from)[: (gated_until - gated_from) * BLOCK_SAMPLES])
+    assert np.max(np.abs(collector.samples(gated_until))) > 1000
+    levels = [e.dbfs for e in events.of(AudioLevel) if e.direction == "input"]
+    # One reading per 1/30 s of audio, counted in samples.
+    assert abs(len(levels) - collector.sample_count * 30 // CAPTURE_RATE) <= 1
+    assert min(levels) == -100.0
+    assert max(levels) > -30.0
+
+
+def test_block_size_outside_10_to_20_ms_is_refused(bus: EventBus) -> None:
+    with pytest.raises(ValueError, match="block_ms must be between 10 and 20"):
+        AudioCapture(bus, block_ms=5)
+    with pytest.raises(ValueError, match="pre_roll_ms must not be negative"):
+        AudioCapture(bus, pre_roll_ms=-1)
