@@ -434,7 +434,7 @@ class AgentCore:
         last_reason = ""
         try:
             while True:
-                connection = await self._open_connection(planned)
+                connection = await self._open_connection(planned, attempt=failures + 1)
                 if isinstance(connection, LiveConnectionError):
                     error = connection
                 else:
@@ -494,7 +494,9 @@ class AgentCore:
             _log.exception("the agent supervisor failed")
             await self._give_up(ErrorKind.INTERNAL, "The assistant's connection manager failed.")
 
-    async def _open_connection(self, planned: bool) -> LiveConnection | LiveConnectionError:
+    async def _open_connection(
+        self, planned: bool, *, attempt: int
+    ) -> LiveConnection | LiveConnectionError:
         """Connect, resuming when there is a handle; falls back to a fresh session."""
         if self._client is None:
             self._client = self._client_factory()
@@ -522,7 +524,9 @@ class AgentCore:
                 connection = await self._connect(None)
             except LiveConnectionError as second:
                 return second
-        self._on_connected(connection, resumed=self._handle is not None, planned=planned)
+        self._on_connected(
+            connection, resumed=self._handle is not None, planned=planned, attempts=attempt
+        )
         return connection
 
     async def _connect(self, handle: str | None) -> LiveConnection:
@@ -543,7 +547,9 @@ class AgentCore:
         await connection.connect(config)
         return connection
 
-    def _on_connected(self, connection: LiveConnection, *, resumed: bool, planned: bool) -> None:
+    def _on_connected(
+        self, connection: LiveConnection, *, resumed: bool, planned: bool, attempts: int
+    ) -> None:
         self._connection = connection
         self._generation += 1
         self._go_away_received = False
@@ -568,7 +574,7 @@ class AgentCore:
             self._bus.emit(
                 Reconnected(
                     resumed=resumed,
-                    attempts=self._turn.reconnects,
+                    attempts=attempts,
                     replayed_messages=replayed,
                     planned=planned,
                 )

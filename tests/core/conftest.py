@@ -25,6 +25,7 @@ from sammy_desktop.core.agent import DEFAULT_BUFFER_BYTES, AgentCore, WatchdogPo
 from sammy_desktop.core.backoff import ReconnectPolicy
 from sammy_desktop.core.events import AgentState, StateChanged
 from sammy_desktop.core.history import ConversationHistory
+from sammy_desktop.core.ports import ToolRunner
 from sammy_desktop.eventbus import Event, EventBus
 from sammy_desktop.sim import LiveSimulator, Scenario
 from sammy_desktop.tools import (
@@ -247,6 +248,7 @@ def core_harness(tmp_path: Path) -> HarnessFactory:
         watchdog: WatchdogPolicy | None = None,
         gate_expected: int = 1,
         buffer_bytes: int | None = None,
+        wrap_tools: Callable[[ToolManager], ToolRunner] | None = None,
     ) -> AsyncIterator[Harness]:
         bus = EventBus()
         events = EventLog(bus)
@@ -275,7 +277,7 @@ def core_harness(tmp_path: Path) -> HarnessFactory:
             core = AgentCore(
                 bus=bus,
                 settings=settings,
-                tools=tools,
+                tools=tools if wrap_tools is None else wrap_tools(tools),
                 sink=sink,
                 client_factory=lambda: genai.Client(api_key=api_key, http_options=options),
                 history=history,

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterable
 from typing import Any
+
+from google.genai import types
 
 from sammy_desktop.core.events import (
     AgentState,
@@ -15,6 +18,7 @@ from sammy_desktop.core.events import (
     UsageUpdated,
 )
 from sammy_desktop.core.history import read_history
+from sammy_desktop.core.ports import Respond
 from sammy_desktop.sim import (
     CallTools,
     CancelToolCalls,
@@ -28,7 +32,7 @@ from sammy_desktop.sim import (
     TurnComplete,
     Usage,
 )
-from sammy_desktop.tools import ToolCallCancelled
+from sammy_desktop.tools import ToolCallCancelled, ToolManager
 from tests.core.conftest import HarnessFactory, speech
 
 
@@ -215,3 +219,48 @@ async def test_end_session_tool_closes_after_the_goodbye(core_harness: HarnessFa
         assert records[-1]["reason"] == "the person is done"
         lines = [r for r in records if r["type"] in (Speaker.USER, Speaker.ASSISTANT)]
         assert lines[-1]["text"] == "Goodbye!"
+
+
+class ForgetfulRunner:
+    """A tool runner that never answers: the real ToolManager cannot be made to do that."""
+
+    def __init__(self, real: ToolManager) -> None:
+        self._real = real
+        self.handled: list[str] = []
+
+    def declarations(self, model: str) -> list[types.Tool]:
+        return self._real.declarations(model)
+
+    async def handle(self, tool_call: types.LiveServerToolCall, respond: Respond) -> None:
+        self.handled.extend(fc.id or "" for fc in tool_call.function_calls or ())
+
+    def cancel(self, ids: Iterable[str]) -> None:
+        self._real.cancel(ids)
+
+    def set_enabled(self, name: str, on: bool) -> None:
+        self._real.set_enabled(name, on)
+
+
+async def test_a_call_the_runner_left_unanswered_is_answered_by_the_core(
+    core_harness: HarnessFactory,
+) -> None:
+    scenario = Scenario(
+        turns=[
+            Turn(OnActivityEnd(), [CallTools(calls=(FunctionCallSpec(name="get_time", id="q"),))]),
+            Turn(OnToolResponse(), [Tone(duration_s=0.1, transcript="Sorry."), TurnComplete()]),
+        ]
+    )
+    runners: list[ForgetfulRunner] = []
+
+    def forgetful(real: ToolManager) -> ForgetfulRunner:
+        runners.append(ForgetfulRunner(real))
+        return runners[0]
+
+    async with core_harness(scenario, wrap_tools=forgetful) as h:
+        await h.ready()
+        await h.say(speech(0.2))
+        await h.events.wait_for(TurnStats)
+        assert runners[0].handled == ["q"]
+        [response] = _responses(h)
+        assert response["id"] == "q"
+        assert "error" in response["response"]
