@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import inspect
 import logging
 import time
 from collections import OrderedDict
@@ -546,10 +547,17 @@ class ToolManager:
             async with scope:
                 if definition.on_input_available is not None:
                     await definition.on_input_available(arguments, context)
-                produced = definition.handler(arguments, context)
+                # Typed loosely on purpose: a hand-built definition may break the contract.
+                produced: object = definition.handler(arguments, context)
                 if isinstance(produced, AsyncIterator):
                     return await self._run_stream(
                         definition, call_id, produced, respond, capabilities, budget, started
+                    )
+                if not inspect.isawaitable(produced):
+                    return ToolResult.failure(
+                        f"The tool {name!r} is broken: its handler is not async (it returned "
+                        f"{type(produced).__name__}); this is a bug in the tool.",
+                        error_kind=ToolErrorKind.HANDLER_ERROR,
                     )
                 return checked_result(definition, await produced)
         except TimeoutError as error:
@@ -581,14 +589,15 @@ class ToolManager:
             capabilities.async_function_calling and definition.behavior is ToolBehavior.NON_BLOCKING
         )
         last: ToolResult[Any] | None = None
+        last_payload: dict[str, Any] = {}
         try:
             async for item in items:
                 last = checked_result(definition, item)
-                if not streaming:
-                    continue
                 if not last.ok:
                     return last  # a failure ends the stream and is the final answer
-                response, payload = self._response_for(
+                if not streaming:
+                    continue
+                response, last_payload = self._response_for(
                     definition,
                     call_id,
                     definition.name,
@@ -599,7 +608,10 @@ class ToolManager:
                 )
                 self._bus.emit(
                     ToolCallProgress(
-                        call_id=call_id, name=definition.name, result=last, model_output=payload
+                        call_id=call_id,
+                        name=definition.name,
+                        result=last,
+                        model_output=last_payload,
                     )
                 )
                 await _send(respond, [response])
@@ -622,7 +634,7 @@ class ToolManager:
             scheduling=types.FunctionResponseScheduling.SILENT,
         )
         await _send(respond, [closing])
-        self._emit_outcome(call_id, definition.name, last, last.to_model_payload(), started)
+        self._emit_outcome(call_id, definition.name, last, last_payload, started)
         return None
 
     def _context_for(

@@ -566,6 +566,39 @@ async def test_a_stream_failing_midway_ends_with_a_final_failure(
     assert events.one(ToolCallFailed).kind is ToolErrorKind.HANDLER_ERROR
 
 
+async def test_a_stream_on_a_synchronous_model_stops_at_a_yielded_failure(
+    make_manager: ManagerFactory, responder: RecordingResponder
+) -> None:
+    @tool(name="steps", description="Fails at step two.")
+    async def steps(args: EchoInput, context: ToolContext) -> AsyncIterator[ToolResult[EchoOutput]]:
+        yield ToolResult.success(EchoOutput(echoed="one"))
+        yield ToolResult.failure("step two failed")
+        yield ToolResult.success(EchoOutput(echoed="three"))
+
+    manager = make_manager(steps)
+    manager.declarations("gemini-3.1-flash-live-preview")
+    await manager.handle(message(call("1", "steps", text="x")), responder)
+    assert error_of(responder.by_id("1"))["problems"] == ["step two failed"]
+
+
+async def test_a_sync_handler_in_a_hand_built_definition_is_reported(
+    make_manager: ManagerFactory, responder: RecordingResponder
+) -> None:
+    def not_async(args: EchoInput, context: ToolContext) -> EchoOutput:
+        return EchoOutput(echoed="")
+
+    definition = ToolDefinition(
+        name="syncy",
+        description="Wrongly synchronous.",
+        input_model=EchoInput,
+        output_model=EchoOutput,
+        handler=not_async,  # type: ignore[arg-type]
+    )
+    manager = make_manager(definition)
+    await manager.handle(message(call("1", "syncy", text="x")), responder)
+    assert "its handler is not async" in error_of(responder.by_id("1"))["problems"][0]
+
+
 async def test_a_stream_on_a_synchronous_model_answers_once_with_the_last_item(
     make_manager: ManagerFactory, responder: RecordingResponder
 ) -> None:
