@@ -479,8 +479,9 @@ class ToolManager:
             return None  # only the call was cancelled (server or aclose): answer nothing.
         finally:
             self._running.pop(call_id, None)
-        if call_id in self._cancel_requested:  # cancelled just as it finished
+            cancel_requested = call_id in self._cancel_requested
             self._cancel_requested.discard(call_id)
+        if cancel_requested:  # cancelled just as it finished: the server wants no answer
             self._bus.emit(ToolCallCancelled(call_id=call_id, name=name))
             return None
         if outcome is None:  # a stream that already sent its closing answer
