@@ -300,3 +300,36 @@ async def test_talk_mode_switch_reconnects_with_the_handle_at_a_quiet_moment(
             (Speaker.ASSISTANT, "Got it."),
         ]
         assert len(h.sim.sessions) == 1
+
+
+async def test_audio_during_a_gap_is_bounded_keeping_the_newest_and_the_turn_markers(
+    core_harness: HarnessFactory,
+) -> None:
+    scenario = Scenario(
+        turns=[
+            GREETING,
+            Turn(OnActivityEnd(), [Tone(duration_s=0.1, transcript="Heard."), TurnComplete()]),
+        ]
+    )
+    slow = ReconnectPolicy(initial_s=0.3, maximum_s=0.3, jitter=0, max_attempts=3)
+    chunk = 3200
+    async with core_harness(scenario, reconnect=slow, buffer_bytes=3 * chunk) as h:
+        await h.ready()
+        h.core.send_text("hi")
+        await h.events.wait_for(TurnStats)
+        await h.sim.drop_connections(1011)
+        await h.events.wait_state(AgentState.RECONNECTING)
+        chunks = [bytes([n]) * chunk for n in range(1, 11)]
+        assert h.core.begin_talk()
+        for piece in chunks:
+            h.core.send_audio(piece)
+        h.core.end_talk()
+        await h.events.wait_for(TurnStats, count=2)
+        assert h.sim.recorder.audio_bytes(2) == b"".join(chunks[-3:])
+        kinds = [
+            e.kind
+            for e in h.sim.recorder.events()
+            if e.connection_id == 2 and e.kind in (Received.ACTIVITY_START, Received.ACTIVITY_END)
+        ]
+        assert kinds == [Received.ACTIVITY_START, Received.ACTIVITY_END]
+        assert _finals(h)[-1] == (Speaker.ASSISTANT, "Heard.")
