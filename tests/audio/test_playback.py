@@ -1,0 +1,131 @@
+"""AudioPlayback against the real PortAudio, recorded from the virtual speaker's monitor."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+from sammy_desktop.audio import (
+    MODEL_RATE,
+    AudioLevel,
+    AudioPlayback,
+    PlaybackDrained,
+    PlaybackStarted,
+)
+from sammy_desktop.eventbus import EventBus
+from tests.audio.conftest import EventLog
+from tests.audio.signals import best_lag, tone, windowed_correlations
+from tests.audio.virtual_devices import MonitorRecorder
+
+_log = logging.getLogger(__name__)
+
+CHUNK = MODEL_RATE * 40 // 1000  # the Live API sends speech in chunks of tens of ms
+
+
+def play_in_chunks(playback: AudioPlayback, samples: np.ndarray) -> None:
+    for start in range(0, len(samples), CHUNK):
+        playback.play(samples[start : start + CHUNK].tobytes())
+
+
+@pytest.mark.audio
+@pytest.mark.usefixtures("running_sinks")
+@pytest.mark.parametrize("device_rate", [None, 48000], ids=["native-24k", "resampled-48k"])
+async def test_speech_played_is_what_the_speaker_gets(
+    bus: EventBus, events: EventLog, short_speech_24k: np.ndarray, device_rate: int | None
+) -> None:
+    recorder = MonitorRecorder(MODEL_RATE)
+    playback = AudioPlayback(bus, samplerate=device_rate)
+    await playback.start()
+    await recorder.start()
+    try:
+        play_in_chunks(playback, short_speech_24k)
+        assert playback.is_playing
+        await events.wait_for(PlaybackStarted)
+        drained = await events.wait_for(PlaybackDrained, within=15)
+        assert not drained.interrupted
+        assert not playback.is_playing
+        await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 5, within=5)
+    finally:
+        recording = await recorder.stop()
+        await playback.stop()
+
+    lag, correlation = best_lag(recording, short_speech_24k)
+    assert correlation > 0.9, f"the speaker got something else (r={correlation:.3f})"
+    windows = windowed_correlations(recording, short_speech_24k, lag, MODEL_RATE // 10)
+    assert len(windows) > 10
+    assert min(windows) > 0.7, f"a window does not line up: {np.round(windows, 2)}"
+    assert float(np.median(windows)) > 0.97
+    assert playback.underruns == 0
+    assert len(events.of(PlaybackStarted)) == 1
+    assert len(events.of(PlaybackDrained)) == 1
+    levels = [e.dbfs for e in events.of(AudioLevel) if e.direction == "output"]
+    assert max(levels) > -30.0
+
+
+@pytest.mark.audio
+@pytest.mark.usefixtures("running_sinks")
+async def test_flush_silences_the_speaker_at_once(bus: EventBus, events: EventLog) -> None:
+    recorder = MonitorRecorder(MODEL_RATE)
+    playback = AudioPlayback(bus)
+    signal = tone(440.0, 5.0, rate=MODEL_RATE)
+    await playback.start()
+    await recorder.start()
+    try:
+        play_in_chunks(playback, signal)
+        await events.wait_for(PlaybackStarted)
+        # Let the tone reach the monitor, then barge in.
+        before = recorder.samples_so_far
+        await recorder.wait_for_samples(before + MODEL_RATE // 2, within=5)
+        flushed_at = recorder.samples_so_far
+        playback.flush()
+        drained = await events.wait_for(PlaybackDrained)
+        assert drained.interrupted
+        assert not playback.is_playing
+        await recorder.wait_for_samples(flushed_at + MODEL_RATE, within=5)
+    finally:
+        recording = await recorder.stop()
+        await playback.stop()
+
+    loud = np.flatnonzero(np.abs(recording.astype(np.int32)) > 300)
+    assert len(loud) and loud[0] < flushed_at, "the tone never reached the speaker"
+    onset = int(loud[-1]) + 1
+    onset_ms = (onset - flushed_at) / MODEL_RATE * 1000
+    _log.info(
+        "flush -> silence in the recording: %.1f ms after the flush (callback: %.1f ms)",
+        onset_ms,
+        playback.last_flush_to_silence_s * 1000,
+    )
+    # The tone (5 s of it queued) stopped soon after flush() and the speaker stayed silent
+    # for the rest of the recording (a second). How soon is a benchmark (bench/audio/).
+    assert onset < flushed_at + MODEL_RATE // 2, f"still sounding {onset_ms:.0f} ms after flush"
+    assert len(recording) - onset > MODEL_RATE // 2
+    assert playback.last_flush_to_silence_s > 0
+
+
+@pytest.mark.audio
+@pytest.mark.usefixtures("running_sinks")
+async def test_an_answer_shorter_than_the_start_threshold_still_plays(
+    bus: EventBus, events: EventLog
+) -> None:
+    playback = AudioPlayback(bus, start_threshold_ms=200)
+    await playback.start()
+    try:
+        playback.play(tone(880.0, 0.05, rate=MODEL_RATE).tobytes())
+        await events.wait_for(PlaybackStarted)
+        playback.end_of_turn()
+        drained = await events.wait_for(PlaybackDrained)
+    finally:
+        await playback.stop()
+    assert not drained.interrupted
+
+
+async def test_play_refuses_what_is_not_pcm16(bus: EventBus) -> None:
+    playback = AudioPlayback(bus)
+    with pytest.raises(ValueError, match="odd count"):
+        playback.play(b"\x00\x01\x02")
+    with pytest.raises(TypeError, match="PCM16 bytes, not str"):
+        playback.play("hello")  # type: ignore[arg-type]
+    playback.play(b"")
+    assert not playback.is_playing
