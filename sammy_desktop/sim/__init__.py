@@ -50,7 +50,7 @@ from sammy_desktop.sim.scenario import (
     WavAudio,
 )
 from sammy_desktop.sim.server import INVALID_HANDLE_REASON, INVALID_KEY_REASON, LiveSimulator
-from sammy_desktop.sim.session import SessionState
+from sammy_desktop.sim.session import ConnectionLimits, SessionState
 from sammy_desktop.sim.wire import MAX_FRAME_BYTES, CloseCode
 
 __all__ = [
@@ -62,6 +62,7 @@ __all__ = [
     "CancelToolCalls",
     "Close",
     "CloseCode",
+    "ConnectionLimits",
     "Delay",
     "EchoAudio",
     "FunctionCallSpec",

@@ -29,6 +29,7 @@ dataclass fields::
       "repeat": false,
       "vad": {"threshold_rms": 500, "silence_ms": 700},
       "auto_resumption_updates": true,
+      "cancel_tool_calls_on_interrupt": false,
       "turns": [
         {"on": {"type": "text", "contains": "time"},
          "actions": [
@@ -546,6 +547,9 @@ class Scenario:
         vad: Energy VAD settings for hands-free end-of-speech and barge-in.
         auto_resumption_updates: When the client asked for resumption, send a fresh handle
             after every turnComplete, as the service does.
+        cancel_tool_calls_on_interrupt: On barge-in, also send toolCallCancellation for
+            every unanswered function call (the service does this when the person
+            interrupts a turn that called tools).
         name: Shown in logs.
     """
 
@@ -553,6 +557,7 @@ class Scenario:
     repeat: bool = False
     vad: VadSettings = field(default_factory=VadSettings)
     auto_resumption_updates: bool = True
+    cancel_tool_calls_on_interrupt: bool = False
     name: str = "scenario"
 
     def turn_at(self, position: int) -> Turn | None:
@@ -631,7 +636,14 @@ class _ScenarioLoader:
     def scenario(self, document: Any, name: str) -> Scenario:
         if not isinstance(document, dict):
             raise ScenarioError("a scenario must be a JSON object with a 'turns' list")
-        known = {"turns", "repeat", "vad", "auto_resumption_updates", "name"}
+        known = {
+            "turns",
+            "repeat",
+            "vad",
+            "auto_resumption_updates",
+            "cancel_tool_calls_on_interrupt",
+            "name",
+        }
         unknown = sorted(set(document) - known)
         if unknown:
             raise ScenarioError(f"unknown scenario keys {unknown}; expected {sorted(known)}")
@@ -645,6 +657,10 @@ class _ScenarioLoader:
             vad=vad,
             auto_resumption_updates=self._bool(
                 document.get("auto_resumption_updates", True), "auto_resumption_updates"
+            ),
+            cancel_tool_calls_on_interrupt=self._bool(
+                document.get("cancel_tool_calls_on_interrupt", False),
+                "cancel_tool_calls_on_interrupt",
             ),
             name=str(document.get("name") or name or "scenario"),
         )

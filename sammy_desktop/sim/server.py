@@ -31,7 +31,12 @@ from websockets.http11 import Response
 
 from sammy_desktop.sim.recorder import Received, Recorder
 from sammy_desktop.sim.scenario import Action, GoAway, Scenario
-from sammy_desktop.sim.session import SessionState, SimulatedConnection, close_websocket
+from sammy_desktop.sim.session import (
+    ConnectionLimits,
+    SessionState,
+    SimulatedConnection,
+    close_websocket,
+)
 from sammy_desktop.sim.tls import ThrowawayCertificateAuthority
 from sammy_desktop.sim.wire import CloseCode, ProtocolError, parse_setup_frame
 
@@ -76,6 +81,8 @@ class LiveSimulator:
         realtime: Pace model audio at real time (the app), or send it as fast as possible
             (tests). Audio actions can override it.
         handle_ttl_s: How long a resumption handle stays valid (the service: 2 hours).
+        limits: Connection lifetime: goAway, then a close, as the service does after about
+            10 minutes. Off by default.
     """
 
     def __init__(
@@ -87,6 +94,7 @@ class LiveSimulator:
         port: int = 0,
         realtime: bool = False,
         handle_ttl_s: float = 2 * 60 * 60,
+        limits: ConnectionLimits | None = None,
     ) -> None:
         self._scenario = scenario or Scenario()
         self._api_keys = frozenset(api_keys) if api_keys is not None else None
@@ -94,6 +102,7 @@ class LiveSimulator:
         self._requested_port = port
         self._realtime = realtime
         self._handle_ttl_s = handle_ttl_s
+        self._limits = limits
         self.recorder = Recorder()
         self._authority: ThrowawayCertificateAuthority | None = None
         self._client_context: ssl.SSLContext | None = None
@@ -372,6 +381,7 @@ class LiveSimulator:
             issue_handle=self.issue_handle,
             running=self._running,
             realtime=self._realtime,
+            limits=self._limits,
         )
         self._connections[connection_id] = connection
         await connection.run()

@@ -19,7 +19,8 @@ import json
 import logging
 import re
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -91,6 +92,7 @@ if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
 
 __all__ = [
+    "ConnectionLimits",
     "SessionState",
     "SimulatedConnection",
     "SimulatorScenarioError",
@@ -112,6 +114,23 @@ _INTERNAL_ERROR_REASON = "Internal error encountered."
 _bypass_stall: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "sammy_sim_bypass_stall", default=False
 )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConnectionLimits:
+    """How long the simulated service keeps one connection open, like the real ~10 minutes.
+
+    Attributes:
+        lifetime_s: Close the connection this long after setupComplete (None: never).
+        go_away_notice_s: Send goAway this long before the close.
+        close_code: Code of the final close.
+        close_reason: Reason of the final close.
+    """
+
+    lifetime_s: float | None = None
+    go_away_notice_s: float = 50.0
+    close_code: int = 1011
+    close_reason: str = "Deadline expired before operation could complete."
 
 
 class SimulatorScenarioError(RuntimeError):
@@ -190,6 +209,7 @@ class SimulatedConnection:
         issue_handle: Gives out a resumption handle for a session.
         running: Set while the simulator is not stalled; every outbound frame waits for it.
         realtime: Default pacing of model audio.
+        limits: Connection lifetime (goAway, then close), off by default.
     """
 
     def __init__(
@@ -203,6 +223,7 @@ class SimulatedConnection:
         issue_handle: Callable[[SessionState], str],
         running: asyncio.Event,
         realtime: bool,
+        limits: ConnectionLimits | None = None,
     ) -> None:
         self._ws = websocket
         self.connection_id = connection_id
@@ -212,6 +233,7 @@ class SimulatedConnection:
         self._issue_handle = issue_handle
         self._simulator_running = running
         self._realtime = realtime
+        self._limits = limits or ConnectionLimits()
         self._connection_running = asyncio.Event()
         self._connection_running.set()
         self._stalled = False
@@ -244,6 +266,8 @@ class SimulatedConnection:
             await asyncio.wait({setup_complete, closed})
             return
         player = asyncio.create_task(self._play_turns(), name=f"sim-player-{self.connection_id}")
+        if self._limits.lifetime_s is not None:
+            self._start_side_task(self._end_of_life(self._limits.lifetime_s), "lifetime")
         try:
             async for frame in self._ws:
                 await self._handle_frame(frame)
@@ -283,15 +307,26 @@ class SimulatedConnection:
             context = self._context(InputSignal(SignalKind.INJECTED), consume=False)
             await self._perform(action, context)
 
-        task = asyncio.create_task(perform(), name=f"sim-inject-{self.connection_id}")
-        self._side_tasks.add(task)
-        task.add_done_callback(self._side_tasks.discard)
+        task = self._start_side_task(perform(), "inject")
         await asyncio.wait({task})
         if task.cancelled():
             return
         error = task.exception()
         if error is not None and not isinstance(error, ConnectionClosed):
             raise error
+
+    def _start_side_task(self, work: Coroutine[Any, Any, None], what: str) -> asyncio.Task[None]:
+        task = asyncio.create_task(work, name=f"sim-{what}-{self.connection_id}")
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
+        return task
+
+    async def _end_of_life(self, lifetime_s: float) -> None:
+        notice = min(self._limits.go_away_notice_s, lifetime_s)
+        await asyncio.sleep(lifetime_s - notice)
+        await self._send({"goAway": {"timeLeft": format_duration(notice)}})
+        await asyncio.sleep(notice)
+        await self.close(self._limits.close_code, self._limits.close_reason)
 
     # ------------------------------------------------------------ input
 
@@ -496,6 +531,10 @@ class SimulatedConnection:
         await asyncio.wait({task})
         self._audio_streaming = False
         await self._send(server_content_message(interrupted=True))
+        if self.state.scenario.cancel_tool_calls_on_interrupt and self.state.pending_calls:
+            ids = list(self.state.pending_calls)
+            self.state.pending_calls.clear()
+            await self._send({"toolCallCancellation": {"ids": ids}})
 
     # ------------------------------------------------------------ actions
 

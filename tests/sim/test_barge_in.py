@@ -7,6 +7,8 @@ import asyncio
 from google.genai import live, types
 
 from sammy_desktop.sim import (
+    CallTools,
+    FunctionCallSpec,
     LiveSimulator,
     OnActivityEnd,
     OnSpeechEnd,
@@ -178,3 +180,26 @@ async def _speak(session: live.AsyncSession) -> None:
 def _is_interrupted(event: object) -> bool:
     data = getattr(event, "data", {})
     return bool(data.get("serverContent", {}).get("interrupted"))
+
+
+async def test_barge_in_can_cancel_pending_tool_calls() -> None:
+    scenario = Scenario(
+        turns=[
+            Turn(
+                OnActivityEnd(),
+                [
+                    CallTools(calls=(FunctionCallSpec(name="get_time"),)),
+                    Tone(duration_s=5.0, realtime=True),
+                ],
+            ),
+        ],
+        cancel_tool_calls_on_interrupt=True,
+    )
+    async with LiveSimulator(scenario) as sim, connect(sim, PUSH_TO_TALK) as session:
+        await session.send_realtime_input(activity_start=types.ActivityStart())
+        await session.send_realtime_input(activity_end=types.ActivityEnd())
+        await sim.recorder.wait_for("sent.serverContent")
+        await session.send_realtime_input(activity_start=types.ActivityStart())
+        (cancellation,) = await sim.recorder.wait_for("sent.toolCallCancellation")
+    assert cancellation.data == {"toolCallCancellation": {"ids": ["fc-1"]}}
+    assert sim.sessions[0].pending_calls == {}

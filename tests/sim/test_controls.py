@@ -9,6 +9,7 @@ from google.genai import errors
 
 from sammy_desktop.sim import (
     Close,
+    ConnectionLimits,
     Delay,
     LiveSimulator,
     OnAny,
@@ -177,3 +178,15 @@ def _text(message: object) -> str | None:
     if content is None or content.output_transcription is None:
         return None
     return str(content.output_transcription.text)
+
+
+async def test_connections_get_go_away_then_close_at_the_end_of_their_lifetime() -> None:
+    limits = ConnectionLimits(lifetime_s=0.3, go_away_notice_s=0.2, close_code=1011)
+    async with LiveSimulator(limits=limits) as sim, connect(sim) as session:
+        (away,) = await receive_messages(session, 1)
+        with pytest.raises(errors.APIError) as raised:
+            await receive_turn(session)
+    assert away.go_away is not None
+    assert away.go_away.time_left == "0.2s"
+    assert raised.value.code == 1011
+    assert raised.value.details == limits.close_reason

@@ -48,6 +48,7 @@ EVERYTHING = {
     "repeat": True,
     "vad": {"threshold_rms": 800, "silence_ms": 300},
     "auto_resumption_updates": False,
+    "cancel_tool_calls_on_interrupt": True,
     "turns": [
         {
             "on": {
@@ -109,6 +110,7 @@ def test_every_trigger_and_action_type_loads(tmp_path: Path) -> None:
     assert scenario.name == "everything"
     assert scenario.repeat is True
     assert scenario.auto_resumption_updates is False
+    assert scenario.cancel_tool_calls_on_interrupt is True
     assert scenario.vad == VadSettings(threshold_rms=800, silence_ms=300)
     (turn,) = scenario.turns
     assert turn.trigger == OnAny(
