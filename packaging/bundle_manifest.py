@@ -32,11 +32,11 @@ RESOURCE_FILES: Final[tuple[str, ...]] = (
     "icons/chevron-down.svg",
     "icons/clock.svg",
     "icons/close.svg",
-    "icons/end-session.svg",
     "icons/eye.svg",
     "icons/flag.svg",
     "icons/info.svg",
     "icons/key.svg",
+    "icons/leave.svg",
     "icons/mic-off.svg",
     "icons/mic.svg",
     "icons/palette.svg",
@@ -114,6 +114,57 @@ EXCLUDED_MODULES: Final[tuple[str, ...]] = (
     "setuptools",
     "pkg_resources",
     "pip",
+    # httpx2's command-line client (imported lazily by httpx2 for its CLI) and what it
+    # brings: rich, pygments, markdown_it, click. pydantic uses rich only in a debug helper.
+    "httpx2._main",
+    "rich",
+    "pygments",
+    "markdown_it",
+    "mdurl",
+    "click",
+    # A GUI app has no interactive prompt; it would bring libreadline and libtinfo.
+    "readline",
+    # numpy's optional subpackages (numpy imports them lazily, on first attribute access);
+    # nothing in the app or its libraries uses them. numpy.random alone is 2.5 MB.
+    "numpy.random",
+    "numpy.fft",
+    "numpy.polynomial",
+    "numpy.f2py",
+    "numpy.testing",
+    "numpy.distutils",
+)
+
+# Linux system libraries left out of the bundle: every desktop has them, and a bundled copy
+# fights the system's own plugins and configuration: ALSA's pulse/pipewire plugins are built
+# against the system's libasound, Mesa's GL drivers need the system's newest libstdc++, an
+# older bundled fontconfig cannot read a newer /etc/fonts. The rest are their dependencies.
+# libffi, OpenSSL and the xcb-util libraries stay in: their versions differ between
+# distributions, or they are missing on some (libxcb-cursor).
+LINUX_SYSTEM_LIBRARIES: Final[tuple[str, ...]] = (
+    "libstdc++.so.6",
+    "libgcc_s.so.1",
+    "libasound.so.2",
+    "libfontconfig.so.1",
+    "libfreetype.so.6",
+    "libpng16.so.16",
+    "libbrotlicommon.so.1",
+    "libbrotlidec.so.1",
+    "libexpat.so.1",
+    "libz.so.1",
+    "libglib-2.0.so.0",
+    "libgthread-2.0.so.0",
+    "libpcre2-8.so.0",
+    "libdbus-1.so.3",
+    "libsystemd.so.0",
+    "libgcrypt.so.20",
+    "libgpg-error.so.0",
+    "libcap.so.2",
+    "liblz4.so.1",
+    "libzstd.so.1",
+    "liblzma.so.5",
+    "libbsd.so.0",
+    "libmd.so.0",
+    "libuuid.so.1",
 )
 
 # Qt's own translations are only used when the app installs a QTranslator, which it does

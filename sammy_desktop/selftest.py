@@ -113,9 +113,18 @@ def _record(report: _Report, name: str, started: float, outcome: BaseException |
     elif isinstance(outcome, SelfTestFailure):
         ok, detail = False, str(outcome)
     else:
-        ok, detail = False, f"{type(outcome).__name__}: {outcome}"
+        ok, detail = False, f"{type(outcome).__name__}: {_last_line(str(outcome))}"
     report.add(StepResult(name, ok, time.perf_counter() - started, detail))
     return ok
+
+
+def _last_line(message: str) -> str:
+    """The last non-empty line of a message: one line per step, and the cause is at the end.
+
+    numpy's ImportError, for one, is a page of advice that ends in "Original error was: ...".
+    """
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return lines[-1] if lines else "(no message)"
 
 
 def _run_check(report: _Report, name: str, check: Callable[[], str]) -> bool:
@@ -375,7 +384,9 @@ class _EndToEnd:
         )
         self._conversation.session = session
         declared = sum(len(t.function_declarations or ()) for t in declarations)
-        sdk = _version("google-genai")
+        from google.genai import version as sdk_version
+
+        sdk = sdk_version.__version__
         return f"google-genai {sdk} set up {settings.model} with {declared} tools"
 
     async def push_to_talk(self) -> str:
@@ -483,13 +494,6 @@ def _describe_answer(pcm: bytes, mime_types: set[str], *, expected_s: float) -> 
     if rms < 1000:
         raise SelfTestFailure(f"answer audio is silent (RMS {rms:.0f})")
     return f"{seconds:.2f} s of PCM16 at {OUTPUT_RATE} Hz decoded (RMS {rms:.0f})"
-
-
-def _version(distribution: str) -> str:
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return "(version unknown)"
 
 
 # ---------------------------------------------------------------- running it all
