@@ -274,9 +274,7 @@ async def test_a_number_is_taken_as_seconds(
     await asyncio.wait_for(task, WAIT_S)
 
 
-async def test_too_many_timers(
-    make_pack_manager: ManagerFactory, bus: EventBus, scheduler: ManualScheduler
-) -> None:
+async def test_too_many_timers(bus: EventBus, scheduler: ManualScheduler) -> None:
     service = TimerService(
         bus, None, wall_clock=lambda: FIXED_NOW, scheduler=scheduler, max_running=1
     )

@@ -1,0 +1,158 @@
+"""The pack against the Live simulator, spoken to by the real google-genai client over TLS.
+
+The timer's two answers (will_continue, INTERRUPT) and the closing answer travel on the
+wire exactly as the service would get them; Google Search is in the setup frame only when
+the person switched it on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from google import genai
+from google.genai import live, types
+
+from sammy_desktop.config import Settings
+from sammy_desktop.sim import (
+    CallTools,
+    FunctionCallSpec,
+    LiveSimulator,
+    OnText,
+    Received,
+    Scenario,
+    Turn,
+)
+from sammy_desktop.tools import ToolManager
+from sammy_desktop.tools.desktop import search_tools
+from tests.tools.conftest import ManagerFactory
+from tests.tools.desktop.conftest import ASYNC_MODEL
+from tests.tools.desktop.fakes import ManualScheduler, RecordingNotifier
+
+WAIT_S = 10.0
+
+TIMER_SCENARIO = Scenario(
+    turns=[
+        Turn(
+            OnText(),
+            [
+                CallTools(
+                    calls=(
+                        FunctionCallSpec(
+                            id="fc-1",
+                            name="setTimer",
+                            args={"duration": "10m", "label": "check the oven"},
+                        ),
+                    )
+                )
+            ],
+        )
+    ]
+)
+
+
+@contextlib.asynccontextmanager
+async def answering_session(
+    sim: LiveSimulator, manager: ToolManager, settings: Settings
+) -> AsyncIterator[live.AsyncSession]:
+    """A real SDK session whose tool calls the manager answers, as the core does."""
+    client = genai.Client(api_key="test-key", http_options=sim.http_options())
+    config = types.LiveConnectConfig(
+        response_modalities=[types.Modality.AUDIO],
+        tools=[*manager.declarations(ASYNC_MODEL), *search_tools(settings)],
+    )
+    calls: set[asyncio.Task[None]] = set()
+
+    async with client.aio.live.connect(model=ASYNC_MODEL, config=config) as session:
+
+        async def respond(responses: list[types.FunctionResponse]) -> None:
+            await session.send_tool_response(function_responses=responses)
+
+        async def receive_forever() -> None:
+            while True:
+                async for message in session.receive():
+                    if message.tool_call is not None:
+                        # Its own task, so the receive loop keeps reading (as the core does).
+                        task = asyncio.create_task(
+                            manager.handle(message.tool_call, respond), name="tool-call"
+                        )
+                        calls.add(task)
+                        task.add_done_callback(calls.discard)
+
+        receiver = asyncio.create_task(receive_forever(), name="receive")
+        try:
+            yield session
+        finally:
+            for task in (receiver, *calls):
+                task.cancel()
+            await asyncio.gather(receiver, *calls, return_exceptions=True)
+
+
+def responses(sim: LiveSimulator) -> list[dict[str, Any]]:
+    return [
+        response
+        for event in sim.recorder.events(Received.TOOL_RESPONSE)
+        for response in event.data["function_responses"]
+    ]
+
+
+async def test_timer_answers_twice_on_the_wire(
+    make_pack_manager: ManagerFactory,
+    scheduler: ManualScheduler,
+    notifier: RecordingNotifier,
+    settings: Settings,
+) -> None:
+    manager = make_pack_manager()
+    async with (
+        LiveSimulator(TIMER_SCENARIO, api_keys=("test-key",)) as sim,
+        answering_session(sim, manager, settings) as session,
+    ):
+        await session.send_realtime_input(text="remind me in ten minutes to check the oven")
+        await sim.recorder.wait_for(Received.TOOL_RESPONSE, 1, timeout=WAIT_S)
+        assert sim.sessions[0].pending_calls == {"fc-1": "setTimer"}  # still open
+        scheduler.advance(600)
+        await sim.recorder.wait_for(Received.TOOL_RESPONSE, 3, timeout=WAIT_S)
+
+    first, fired, closing = responses(sim)
+    assert (first["will_continue"], first["scheduling"]) == (True, "WHEN_IDLE")
+    assert first["response"]["output"]["value"]["ends_at"] == "09:25"
+    assert (fired["will_continue"], fired["scheduling"]) == (True, "INTERRUPT")
+    assert fired["response"]["output"]["value"]["status"] == "finished"
+    assert (closing["will_continue"], closing["scheduling"]) == (False, "SILENT")
+    assert {r["id"] for r in (first, fired, closing)} == {"fc-1"}
+    assert sim.sessions[0].pending_calls == {}
+    assert len(notifier.notifications) == 1
+
+
+def declared_tools(sim: LiveSimulator) -> list[dict[str, Any]]:
+    (setup,) = sim.recorder.events(Received.SETUP)
+    tools: list[dict[str, Any]] = setup.data["tools"]
+    return tools
+
+
+@pytest.mark.parametrize("switched_on", [False, True])
+async def test_google_search_is_in_the_setup_only_when_switched_on(
+    make_pack_manager: ManagerFactory, settings: Settings, switched_on: bool
+) -> None:
+    settings.google_search = switched_on
+    manager = make_pack_manager()
+    async with (
+        LiveSimulator(api_keys=("test-key",)) as sim,
+        answering_session(sim, manager, settings),
+    ):
+        await sim.recorder.wait_for(Received.SETUP, timeout=WAIT_S)
+
+    tools = declared_tools(sim)
+    assert ({"googleSearch": {}} in tools) is switched_on
+    assert all("googleSearch" not in tool or tool == {"googleSearch": {}} for tool in tools)
+    names = sim.sessions[0].function_names
+    assert {"getDateTime", "setTimer", "addNote", "openUrl"} <= set(names)
+    declarations = next(
+        tool["functionDeclarations"] for tool in tools if "functionDeclarations" in tool
+    )
+    behaviors = {d["name"]: d.get("behavior") for d in declarations}
+    assert behaviors["setTimer"] == "NON_BLOCKING"
+    assert behaviors["getDateTime"] == "BLOCKING"
