@@ -589,6 +589,8 @@ class AgentCore:
 
     def _resting_state(self) -> AgentState:
         """The state to show once connected, from what the conversation was doing."""
+        if self._state is AgentState.ASSISTANT_SPEAKING and self._sink.is_playing:
+            return AgentState.ASSISTANT_SPEAKING  # the answer is still being heard
         if self._talking:
             return AgentState.USER_SPEAKING
         if self._turn.awaiting_answer:
