@@ -1,0 +1,313 @@
+"""The settings pane: generated fields, tool switches mid-session, refused values, the key."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import keyring
+import pytest
+from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QPlainTextEdit
+from pytestqt.qtbot import QtBot
+
+from sammy_desktop.audio.devices import AudioDevice
+from sammy_desktop.config import AppPaths, Settings
+from sammy_desktop.config.secrets import SecretStore
+from sammy_desktop.config.store import SettingsStore
+from sammy_desktop.eventbus import EventBus
+from sammy_desktop.tools.context import ToolServices
+from sammy_desktop.tools.manager import ToolManager
+from sammy_desktop.ui.controls import UiTasks
+from sammy_desktop.ui.main_window import SettingsSection
+from sammy_desktop.ui.settings_fields import can_edit
+from sammy_desktop.ui.settings_state import SettingsState
+from sammy_desktop.ui.settings_window import AboutInfo, SettingsWindow
+from sammy_desktop.ui.theme import ThemeController
+
+from .conftest import FakeAgent
+
+
+class ToolSwitchingAgent(FakeAgent):
+    """Applies tool switches to a real ToolManager, as the core does."""
+
+    def __init__(self, bus: EventBus, manager: ToolManager, model: str) -> None:
+        super().__init__(bus)
+        self.manager = manager
+        self.model = model
+        self.declared: list[list[str]] = []
+
+    async def set_tool_enabled(self, name: str, on: bool) -> bool:
+        await super().set_tool_enabled(name, on)
+        self.manager.set_enabled(name, on)
+        names = [
+            declaration.name or ""
+            for tool in self.manager.declarations(self.model)
+            for declaration in tool.function_declarations or []
+        ]
+        self.declared.append(names)
+        return True
+
+
+def _devices() -> list[AudioDevice]:
+    return [
+        AudioDevice(0, "Built-in Microphone", "ALSA", 48000.0, 2, 0, True, False),
+        AudioDevice(1, "Built-in Speakers", "ALSA", 48000.0, 0, 2, False, True),
+        AudioDevice(2, "USB Headset", "ALSA", 16000.0, 1, 2, False, False),
+    ]
+
+
+def _window(
+    qtbot: QtBot,
+    state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+    *,
+    secrets: SecretStore | None = None,
+    manager: ToolManager | None = None,
+    agent: FakeAgent | None = None,
+    on_key_changed: Callable[[bool], None] | None = None,
+) -> SettingsWindow:
+    window = SettingsWindow(
+        state,
+        secrets or SecretStore(environ={}),
+        theme,
+        tasks,
+        tools=manager,
+        controls=agent,
+        list_devices=_devices,
+        on_test_tone=lambda: None,
+        on_key_changed=on_key_changed,
+        about=AboutInfo("1.0", tmp_path / "logs", tmp_path / "data", tmp_path / "config"),
+    )
+    qtbot.addWidget(window)
+    return window
+
+
+def _manager(bus: EventBus, state: SettingsState, tmp_path: Path) -> ToolManager:
+    services = ToolServices(
+        paths=AppPaths.profile(tmp_path / "profile"),
+        settings=lambda: state.settings,
+        transcript=lambda: (),
+    )
+    return ToolManager(bus, services, load_entry_points=False)
+
+
+async def _until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
+def test_tool_switch_persists_and_changes_the_declarations_mid_session(
+    qloop: asyncio.Runner,
+    qtbot: QtBot,
+    bus: EventBus,
+    settings_state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+) -> None:
+    manager = _manager(bus, settings_state, tmp_path)
+    agent = ToolSwitchingAgent(bus, manager, settings_state.settings.model)
+    names = [tool.name for tool in manager.tools]
+    assert "getCurrentContext" in names
+
+    async def scenario() -> None:
+        window = _window(
+            qtbot, settings_state, theme, tasks, tmp_path, manager=manager, agent=agent
+        )
+        window.open_section(SettingsSection.TOOLS)
+        assert window.current_section == "Tools"
+        switch = window.tool_switches["getCurrentContext"]
+        assert switch.isChecked()
+        switch.click()
+        await _until(lambda: bool(agent.declared))
+        assert "getCurrentContext" not in agent.declared[-1]
+        assert agent.tool_switches == [("getCurrentContext", False)]
+
+    qloop.run(scenario())
+    # Persisted: a fresh load of the file has the switch off.
+    saved = SettingsStore(tmp_path / "settings.json").load().settings
+    assert saved.enabled_tools == {"getCurrentContext": False}
+
+
+def test_tools_page_groups_by_category_and_badges_risky_ones(
+    qloop: asyncio.Runner,
+    qtbot: QtBot,
+    bus: EventBus,
+    settings_state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+) -> None:
+    manager = _manager(bus, settings_state, tmp_path)
+
+    async def scenario() -> None:
+        window = _window(qtbot, settings_state, theme, tasks, tmp_path, manager=manager)
+        page = window._pages["Tools"]
+        texts = [label.text() for label in page.findChildren(QLabel)]
+        assert "Actions" in texts or "Context" in texts
+        risky = [t.name for t in manager.tools if t.requires_confirmation]
+        assert texts.count("asks first") == len(risky)
+
+    qloop.run(scenario())
+
+
+def test_an_invalid_value_is_refused_with_the_field_named(
+    qloop: asyncio.Runner,
+    qtbot: QtBot,
+    settings_state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> None:
+        window = _window(qtbot, settings_state, theme, tasks, tmp_path)
+        card = window.cards["language"]
+        editor = card.editor
+        assert isinstance(editor, QLineEdit)
+        editor.setText("english please")
+        editor.editingFinished.emit()
+        assert card.error.startswith("Language was not changed: language = 'english please'")
+        assert editor.property("invalid") is True
+        assert settings_state.settings.language == "en-US"
+        editor.setText("de-DE")
+        editor.editingFinished.emit()
+        assert card.error == ""
+        assert settings_state.settings.language == "de-DE"
+
+    qloop.run(scenario())
+    saved = SettingsStore(tmp_path / "settings.json").load().settings
+    assert saved.language == "de-DE"
+
+
+def test_generated_pages_cover_every_visible_field(
+    qloop: asyncio.Runner,
+    qtbot: QtBot,
+    settings_state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> None:
+        window = _window(qtbot, settings_state, theme, tasks, tmp_path)
+        custom = {"model", "voice", "input_device", "output_device"}
+        for name, info in Settings.model_fields.items():
+            extra = info.json_schema_extra
+            visible = isinstance(extra, dict) and extra.get("section") != "hidden"
+            if visible and (can_edit(info) or name in custom):
+                assert name in window.cards, name
+        assert "privacy.share_time" in window.cards
+        assert isinstance(window.cards["system_prompt"].editor, QPlainTextEdit)
+
+    qloop.run(scenario())
+
+
+def test_devices_page_lists_devices_after_refresh(
+    qloop: asyncio.Runner,
+    qtbot: QtBot,
+    settings_state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> None:
+        window = _window(qtbot, settings_state, theme, tasks, tmp_path)
+        window.open_section(SettingsSection.DEVICES)
+        await _until(lambda: window.input_combo.count() > 1)
+        inputs = [window.input_combo.itemText(i) for i in range(window.input_combo.count())]
+        outputs = [window.output_combo.itemText(i) for i in range(window.output_combo.count())]
+        assert inputs == ["System default", "Built-in Microphone", "USB Headset"]
+        assert outputs == ["System default", "Built-in Speakers", "USB Headset"]
+        window.input_combo.setCurrentIndex(2)
+        window.input_combo.activated.emit(2)
+        assert settings_state.settings.input_device == "USB Headset"
+        await tasks.aclose()
+
+    qloop.run(scenario())
+
+
+@pytest.mark.keyring
+def test_api_key_is_saved_to_the_keyring_and_never_displayed(
+    qloop: asyncio.Runner,
+    qtbot: QtBot,
+    settings_state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+) -> None:
+    secrets = SecretStore(environ={})
+    assert secrets.backend_available(), keyring.get_keyring()
+    key = "AIzaTestKey-1234567890abcdef"
+    changes: list[bool] = []
+
+    async def scenario() -> None:
+        window = _window(
+            qtbot,
+            settings_state,
+            theme,
+            tasks,
+            tmp_path,
+            secrets=secrets,
+            on_key_changed=changes.append,
+        )
+        window.show()
+        assert window.key_input.echoMode() is QLineEdit.EchoMode.Password
+        window.key_input.setText(key)
+        window.save_key_button.click()
+        await _until(lambda: changes == [True])
+        assert secrets.get_stored_key() == key
+        assert window.key_input.text() == ""
+        assert "saved in the system keyring" in window.key_status.text()
+        for widget in QApplication.allWidgets():
+            if isinstance(widget, QLabel | QLineEdit):
+                assert key not in widget.text()
+        window.remove_key_button.click()
+        await _until(lambda: changes == [True, False])
+        assert secrets.get_stored_key() is None
+        assert "No key is saved" in window.key_status.text()
+
+    try:
+        qloop.run(scenario())
+    finally:
+        if secrets.has_stored_key():
+            secrets.delete_api_key()
+
+
+def test_settings_screenshot(
+    qloop: asyncio.Runner,
+    qtbot: QtBot,
+    bus: EventBus,
+    settings_state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+    test_output_dir: Path,
+) -> None:
+    manager = _manager(bus, settings_state, tmp_path)
+
+    async def scenario() -> None:
+        window = _window(qtbot, settings_state, theme, tasks, tmp_path, manager=manager)
+        window.show()
+        qtbot.waitExposed(window)
+        folder = test_output_dir / "screenshots"
+        folder.mkdir(parents=True, exist_ok=True)
+        for section in (SettingsSection.TOOLS, SettingsSection.TALKING, SettingsSection.ACCOUNT):
+            window.open_section(section)
+            await asyncio.sleep(0.05)
+            name = section.lower().split()[0]
+            assert window.grab().save(str(folder / f"settings-{name}.png"))
+        card = window.cards["language"]
+        assert isinstance(card.editor, QLineEdit)
+        window.open_section(SettingsSection.VOICE)
+        card.editor.setText("english")
+        card.editor.editingFinished.emit()
+        await asyncio.sleep(0.05)
+        assert window.grab().save(str(folder / "settings-invalid-value.png"))
+        await tasks.aclose()
+
+    qloop.run(scenario())
