@@ -54,6 +54,17 @@ class TimerInfo:
     ends_at: datetime
     status: TimerStatus
 
+    def as_record(self) -> dict[str, str | float]:
+        """The timer as plain JSON values, for the history file."""
+        return {
+            "id": self.id,
+            "label": self.label,
+            "duration_s": self.duration_s,
+            "started_at": self.started_at.isoformat(),
+            "ends_at": self.ends_at.isoformat(),
+            "status": self.status.value,
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class TimerStarted(Event):

@@ -299,6 +299,14 @@ async def test_quitting_reports_running_timers_and_closes_open_calls(
         ("call mum", TimerStatus.RUNNING),
     ]
     assert events.one(TimersRunningAtQuit).timers == stopped
+    assert stopped[1].as_record() == {
+        "id": "2",
+        "label": "call mum",
+        "duration_s": 3600,
+        "started_at": "2026-11-30T09:15:00+01:00",
+        "ends_at": "2026-11-30T10:15:00+01:00",
+        "status": "running",
+    }
     await asyncio.wait_for(task, WAIT_S)
     assert responder.responses[1].scheduling is types.FunctionResponseScheduling.SILENT
     scheduler.advance(7200)
