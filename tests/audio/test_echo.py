@@ -1,0 +1,175 @@
+"""Echo cancellation: offline on arrays, then through the real devices with a loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import subprocess
+import time
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+import soxr
+
+from sammy_desktop.audio import (
+    CAPTURE_RATE,
+    MODEL_RATE,
+    AudioCapture,
+    AudioEngine,
+    EchoCanceller,
+    PlaybackDrained,
+    PlaybackStarted,
+    rms_dbfs,
+)
+from sammy_desktop.eventbus import EventBus
+from tests.audio.conftest import EventLog
+from tests.audio.signals import energy
+from tests.audio.virtual_devices import MIC_FEED, SPEAKER_MONITOR, play_into_mic
+
+_log = logging.getLogger(__name__)
+
+FRAME_16K = CAPTURE_RATE // 100
+FRAME_24K = MODEL_RATE // 100
+
+
+def erle_db(mic: np.ndarray, processed: np.ndarray) -> float:
+    return float(10 * np.log10(energy(mic) / max(energy(processed), 1.0)))
+
+
+def test_echo_is_removed_and_the_near_voice_kept_offline(
+    far_speech_24k: np.ndarray, near_speech_16k: np.ndarray
+) -> None:
+    # The far-end voice as the speaker plays it (24 kHz, the model's rate) and as the room
+    # returns it to the microphone: 60 ms late, attenuated, with one reflection.
+    far_16k = soxr.resample(far_speech_24k, MODEL_RATE, CAPTURE_RATE).astype(np.float64)
+    far_end = len(far_16k)
+    near_start = far_end + CAPTURE_RATE // 2
+    total = near_start + len(near_speech_16k) + CAPTURE_RATE // 2
+    echo = np.zeros(total)
+    delay = CAPTURE_RATE * 60 // 1000
+    echo[delay : delay + far_end] += 0.5 * far_16k
+    echo[delay + 80 : delay + 80 + far_end] += 0.2 * far_16k
+    near = np.zeros(total)
+    near[near_start : near_start + len(near_speech_16k)] = 0.6 * near_speech_16k
+    mic = np.round(echo + near).astype(np.int16)
+    render = np.zeros(total * 3 // 2, dtype=np.int16)
+    render[: len(far_speech_24k)] = far_speech_24k
+
+    canceller = EchoCanceller()
+    canceller.set_render_delay(0.04)
+    canceller.set_capture_delay(0.02)
+    out = bytearray()
+    for frame in range(total // FRAME_16K):
+        rendered = render[frame * FRAME_24K : (frame + 1) * FRAME_24K]
+        canceller.process_render(rendered.tobytes(), MODEL_RATE, FRAME_24K)
+        out += canceller.process_capture(mic[frame * FRAME_16K : (frame + 1) * FRAME_16K].tobytes())
+    processed = np.frombuffer(bytes(out), dtype=np.int16)
+    assert len(processed) == total // FRAME_16K * FRAME_16K
+
+    # Echo only: from 1 s (the filter's first adaptation) to the end of the echo.
+    echo_only = slice(CAPTURE_RATE, far_end + delay + 80)
+    erle = erle_db(mic[echo_only], processed[echo_only])
+    near_only = slice(near_start, near_start + len(near_speech_16k))
+    kept = energy(processed[near_only]) / energy(mic[near_only])
+    _log.info("offline ERLE %.1f dB, near-end energy kept %.0f %%", erle, kept * 100)
+    assert erle >= 25.0
+    assert kept >= 0.5
+
+
+def test_switched_off_it_passes_audio_through_unchanged() -> None:
+    canceller = EchoCanceller(enabled=False)
+    noise = np.random.default_rng(1).integers(-3000, 3000, 1000, dtype=np.int16).tobytes()
+    canceller.process_render(noise, MODEL_RATE, 500)
+    assert canceller.process_capture(noise) == noise
+    canceller.enabled = True
+    # On, it works in whole 10 ms frames: 1000 samples give 960 now, the rest later.
+    assert len(canceller.process_capture(noise)) == 960 * 2
+    assert canceller.frames_processed == 6
+
+
+@pytest.fixture
+def speaker_looped_into_mic() -> Iterator[None]:
+    """What the virtual speaker plays comes back into the virtual mic (a laptop's echo)."""
+    module = subprocess.run(
+        [
+            "pactl",
+            "load-module",
+            "module-loopback",
+            f"source={SPEAKER_MONITOR}",
+            f"sink={MIC_FEED}",
+            "latency_msec=40",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    try:
+        yield
+    finally:
+        subprocess.run(["pactl", "unload-module", module], check=True)
+
+
+class StampedBlocks:
+    """A capture consumer keeping each block with the loop time it arrived at."""
+
+    def __init__(self) -> None:
+        self.blocks: list[tuple[float, bytes]] = []
+        self._grown = asyncio.Event()
+
+    def __call__(self, block: bytes) -> None:
+        self.blocks.append((time.monotonic(), block))
+        self._grown.set()
+
+    async def wait_past(self, moment: float) -> None:
+        """Wait until a block arrives after the monotonic time ``moment``."""
+        while not self.blocks or self.blocks[-1][0] < moment:
+            self._grown.clear()
+            await self._grown.wait()
+
+    def between(self, start: float, end: float) -> np.ndarray:
+        chosen = b"".join(b for t, b in self.blocks if start <= t <= end)
+        return np.frombuffer(chosen, dtype=np.int16)
+
+
+@pytest.mark.audio
+@pytest.mark.usefixtures("running_sinks", "speaker_looped_into_mic")
+async def test_echo_is_removed_through_the_real_devices(
+    bus: EventBus,
+    events: EventLog,
+    far_speech_24k: np.ndarray,
+    near_speech_16k: np.ndarray,
+) -> None:
+    engine = AudioEngine(bus, echo_cancellation=True, hands_free=True)
+    raw_capture = AudioCapture(EventBus())
+    processed, raw = StampedBlocks(), StampedBlocks()
+    engine.capture.set_consumer(processed)
+    raw_capture.set_consumer(raw)
+    await engine.start()
+    await raw_capture.start()
+    try:
+        for start in range(0, len(far_speech_24k), FRAME_24K * 4):
+            engine.playback.play(far_speech_24k[start : start + FRAME_24K * 4].tobytes())
+        await events.wait_for(PlaybackStarted)
+        started = time.monotonic()
+        await events.wait_for(PlaybackDrained, within=20)
+        drained = time.monotonic()
+        assert not engine.capture.is_muted, "with echo cancellation on the mic stays open"
+        near_from = time.monotonic() + 0.2
+        await play_into_mic(near_speech_16k, CAPTURE_RATE)
+        near_until = time.monotonic()
+        await asyncio.wait_for(processed.wait_past(near_until + 0.2), 5)
+    finally:
+        await raw_capture.stop()
+        await engine.stop()
+
+    # Echo only: after the canceller's first second of adaptation, while the speech played.
+    erle = erle_db(raw.between(started + 1.0, drained), processed.between(started + 1.0, drained))
+    kept = energy(processed.between(near_from, near_until)) / energy(
+        raw.between(near_from, near_until)
+    )
+    _log.info("device ERLE %.1f dB, near-end energy kept %.0f %%", erle, kept * 100)
+    echo_level = rms_dbfs(raw.between(started + 1.0, drained))
+    assert echo_level > -35.0, f"too little echo reached the mic ({echo_level:.0f} dBFS)"
+    assert erle >= 25.0
+    assert kept >= 0.5
