@@ -34,11 +34,10 @@ import random
 import re
 import time
 import uuid
-from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from google import genai
 from google.genai import types
@@ -70,6 +69,7 @@ from sammy_desktop.core.live import (
     RealtimeKind,
     build_live_config,
 )
+from sammy_desktop.core.outbox import RealtimeOutbox
 from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner
 from sammy_desktop.core.turns import Turn
 from sammy_desktop.eventbus import EventBus, Subscription
@@ -175,7 +175,6 @@ class AgentCore:
         self._clock = clock
         self._rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
         self._demo_mode = demo_mode
-        self._buffer_bytes = buffer_bytes
 
         self._state = AgentState.DISCONNECTED
         self._progress = asyncio.Event()  # set on every state change and playback drain
@@ -190,12 +189,19 @@ class AgentCore:
 
         self._handle: str | None = None
         self._was_connected = False
-        self._outbox: deque[RealtimeInput] = deque()
-        self._outbox_bytes = 0
-        self._outbox_ready = asyncio.Event()
-        self._unconfirmed: deque[RealtimeInput] = deque()
-        self._unconfirmed_bytes = 0
-        self._dropped_audio_bytes = 0
+        self._outbox = RealtimeOutbox(buffer_bytes)
+        # One handler per LiveServerMessage field, in the order they are applied.
+        self._handlers: tuple[tuple[str, Callable[[Any], None]], ...] = (
+            ("setup_complete", self._handle_setup_complete),
+            ("session_resumption_update", self._handle_session_resumption_update),
+            ("server_content", self._handle_server_content),
+            ("tool_call", self._handle_tool_call),
+            ("tool_call_cancellation", self._handle_tool_call_cancellation),
+            ("usage_metadata", self._handle_usage_metadata),
+            ("go_away", self._handle_go_away),
+            ("voice_activity", self._handle_voice_activity),
+            ("voice_activity_detection_signal", self._handle_voice_activity),
+        )
         self._reconnect_now = asyncio.Event()
         self._reconnect_reason = ""
         self._reconnect_wanted = False
@@ -302,7 +308,7 @@ class AgentCore:
         if self._talk_mode is TalkMode.HANDS_FREE:
             self._mic_open = True
             if pre_roll:
-                self._enqueue(RealtimeInput(RealtimeKind.AUDIO, audio=pre_roll))
+                self._outbox.put(RealtimeInput(RealtimeKind.AUDIO, audio=pre_roll))
             return True
         if self._talking:
             return True
@@ -314,9 +320,9 @@ class AgentCore:
             self._sink.flush()
             self._finish_assistant_line(interrupted=True)
         self._new_turn()
-        self._enqueue(RealtimeInput(RealtimeKind.ACTIVITY_START))
+        self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_START))
         if pre_roll:
-            self._enqueue(RealtimeInput(RealtimeKind.AUDIO, audio=pre_roll))
+            self._outbox.put(RealtimeInput(RealtimeKind.AUDIO, audio=pre_roll))
         if self._state is not AgentState.RECONNECTING:
             self._set_state(AgentState.USER_SPEAKING, "talk pressed")
         return True
@@ -326,12 +332,12 @@ class AgentCore:
         if self._talk_mode is TalkMode.HANDS_FREE:
             if self._mic_open and self._state in _RUNNING_STATES:
                 self._mic_open = False
-                self._enqueue(RealtimeInput(RealtimeKind.AUDIO_STREAM_END))
+                self._outbox.put(RealtimeInput(RealtimeKind.AUDIO_STREAM_END))
             return
         if not self._talking:
             return
         self._talking = False
-        self._enqueue(RealtimeInput(RealtimeKind.ACTIVITY_END))
+        self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_END))
         self._turn.speech_ended_at = self._clock()
         self._arm_watchdog()
         if self._state is not AgentState.RECONNECTING:
@@ -356,7 +362,7 @@ class AgentCore:
             ):
                 return  # without echo cancellation the service would hear the answer
             self._mic_open = True
-        self._enqueue(RealtimeInput(RealtimeKind.AUDIO, audio=pcm16k))
+        self._outbox.put(RealtimeInput(RealtimeKind.AUDIO, audio=pcm16k))
 
     def send_text(self, text: str) -> bool:
         """A typed message, as a turn of its own.
@@ -373,7 +379,7 @@ class AgentCore:
         self._new_turn()
         self._turn.user_text = text
         self._finish_user_line()
-        self._enqueue(RealtimeInput(RealtimeKind.TEXT, text=text))
+        self._outbox.put(RealtimeInput(RealtimeKind.TEXT, text=text))
         self._turn.speech_ended_at = self._clock()
         self._arm_watchdog()
         if self._state in _ACTIVE_STATES:
@@ -563,14 +569,7 @@ class AgentCore:
             self._turn.reconnects += 1
             # What the service may not have seen (sent after the newest handle) goes first,
             # then what was captured while disconnected, in the original order.
-            replayed = len(self._unconfirmed) + len(self._outbox)
-            for item in reversed(self._unconfirmed):
-                self._outbox.appendleft(item)
-                self._outbox_bytes += item.size
-            self._unconfirmed.clear()
-            self._unconfirmed_bytes = 0
-            if self._outbox:
-                self._outbox_ready.set()
+            replayed = self._outbox.requeue_unconfirmed()
             self._bus.emit(
                 Reconnected(
                     resumed=resumed,
@@ -580,7 +579,11 @@ class AgentCore:
                 )
             )
             self._history.record(
-                "reconnected", resumed=resumed, planned=planned, replayed_messages=replayed
+                "reconnected",
+                resumed=resumed,
+                planned=planned,
+                replayed_messages=replayed,
+                dropped_audio_bytes=self._outbox.dropped_audio_bytes,
             )
         self._was_connected = True
         self._set_state(self._resting_state(), "connected")
@@ -649,7 +652,7 @@ class AgentCore:
         transcription of the question is skipped (it is in the transcript already).
         """
         turn = self._turn
-        if not turn.awaiting_answer or not self._unconfirmed:
+        if not turn.awaiting_answer or not self._outbox.has_unconfirmed:
             return
         self._sink.flush()
         turn.assistant_text = ""
@@ -663,49 +666,14 @@ class AgentCore:
 
     async def _send_outbox(self, connection: LiveConnection) -> None:
         while True:
-            await self._outbox_ready.wait()
-            while self._outbox:
-                item = self._outbox.popleft()
-                self._outbox_bytes -= item.size
-                try:
-                    await connection.send_realtime(item)
-                except BaseException:
-                    # Closed, or cancelled for a reconnect: the next connection sends it.
-                    self._outbox.appendleft(item)
-                    self._outbox_bytes += item.size
-                    raise
-                self._remember_unconfirmed(item)
-            self._outbox_ready.clear()
-
-    def _enqueue(self, item: RealtimeInput) -> None:
-        self._outbox.append(item)
-        self._outbox_bytes += item.size
-        while self._outbox_bytes > self._buffer_bytes:
-            if not self._drop_oldest_audio(self._outbox):
-                break
-        self._outbox_ready.set()
-
-    def _drop_oldest_audio(self, queue: deque[RealtimeInput]) -> bool:
-        for index, old in enumerate(queue):
-            if old.kind is RealtimeKind.AUDIO:
-                del queue[index]
-                self._outbox_bytes -= old.size
-                if self._dropped_audio_bytes == 0:
-                    _log.warning("audio buffer full while disconnected: dropping the oldest")
-                self._dropped_audio_bytes += old.size
-                return True
-        return False
-
-    def _remember_unconfirmed(self, item: RealtimeInput) -> None:
-        self._unconfirmed.append(item)
-        self._unconfirmed_bytes += item.size
-        while self._unconfirmed_bytes > self._buffer_bytes and self._unconfirmed:
-            old = self._unconfirmed.popleft()
-            self._unconfirmed_bytes -= old.size
-
-    def _forget_unconfirmed(self) -> None:
-        self._unconfirmed.clear()
-        self._unconfirmed_bytes = 0
+            item = await self._outbox.get()
+            try:
+                await connection.send_realtime(item)
+            except BaseException:
+                # Closed, or cancelled for a reconnect: the next connection sends it.
+                self._outbox.unget(item)
+                raise
+            self._outbox.sent(item)
 
     def _request_reconnect(self, reason: str) -> None:
         self._reconnect_wanted = True
@@ -718,7 +686,7 @@ class AgentCore:
             self._state is AgentState.READY
             and not self._pending_calls
             and not self._talking
-            and not self._outbox
+            and len(self._outbox) == 0
         )
 
     def _reconnect_if_quiet(self) -> None:
@@ -738,35 +706,26 @@ class AgentCore:
     # ------------------------------------------------------------------ dispatch
 
     def _dispatch(self, message: types.LiveServerMessage) -> None:
-        handlers: tuple[tuple[object, Callable[[], None]], ...] = (
-            (message.setup_complete, lambda: None),
-            (
-                message.session_resumption_update,
-                lambda: self._handle_session_resumption_update(message.session_resumption_update),
-            ),
-            (message.server_content, lambda: self._handle_server_content(message.server_content)),
-            (message.tool_call, lambda: self._handle_tool_call(message.tool_call)),
-            (
-                message.tool_call_cancellation,
-                lambda: self._handle_tool_call_cancellation(message.tool_call_cancellation),
-            ),
-            (message.usage_metadata, lambda: self._handle_usage_metadata(message.usage_metadata)),
-            (message.go_away, lambda: self._handle_go_away(message.go_away)),
-            (message.voice_activity, lambda: None),
-            (message.voice_activity_detection_signal, lambda: None),
-        )
+        """Hand each part of ``message`` to its ``_handle_<kind>`` method."""
         handled = False
-        for value, handle in handlers:
+        for kind, handle in self._handlers:
+            value = getattr(message, kind)
             if value is None:
                 continue
             handled = True
             try:
-                handle()
+                handle(value)
             except Exception:  # noqa: BLE001
                 # One message we cannot handle must not end the conversation.
-                _log.exception("failed to handle a %s message", type(value).__name__)
+                _log.exception("failed to handle a %s message", kind)
         if not handled:
             _log.warning("unexpected message from the service, ignored: %r", message)
+
+    def _handle_setup_complete(self, setup: types.LiveServerSetupComplete) -> None:
+        _log.debug("setupComplete again on an open connection: %s", setup)
+
+    def _handle_voice_activity(self, activity: object) -> None:
+        _log.debug("voice activity signal: %s", activity)
 
     def _handle_session_resumption_update(
         self, update: types.LiveServerSessionResumptionUpdate | None
@@ -775,7 +734,7 @@ class AgentCore:
             return
         self._handle = update.new_handle
         # The service's state at this handle includes everything sent so far.
-        self._forget_unconfirmed()
+        self._outbox.confirm()
 
     def _handle_server_content(self, content: types.LiveServerContent | None) -> None:
         if content is None:
@@ -900,7 +859,7 @@ class AgentCore:
             )
             self._bus.emit(stats)
         # Everything the person said before this answer has been consumed.
-        self._forget_unconfirmed()
+        self._outbox.confirm()
         if self._talking:
             return
         if self._state is AgentState.ASSISTANT_SPEAKING and self._sink.is_playing:
@@ -1123,7 +1082,9 @@ class AgentCore:
                 NoResponse(turn_id=turn.turn_id, waited_s=waited, nudged=True, gave_up=False)
             )
             self._history.record("no_response", turn_id=turn.turn_id, nudged=True)
-            self._enqueue(RealtimeInput(RealtimeKind.TEXT, text=self._watchdog_policy.nudge_text))
+            self._outbox.put(
+                RealtimeInput(RealtimeKind.TEXT, text=self._watchdog_policy.nudge_text)
+            )
             self._arm_watchdog()
             return
         self._bus.emit(
@@ -1225,10 +1186,6 @@ class AgentCore:
         self._handle = None
         self._was_connected = False
         self._outbox.clear()
-        self._outbox_bytes = 0
-        self._outbox_ready.clear()
-        self._forget_unconfirmed()
-        self._dropped_audio_bytes = 0
         self._reconnect_now.clear()
         self._reconnect_wanted = False
         self._deadline_passed = False
@@ -1238,7 +1195,6 @@ class AgentCore:
         self._skip_input_transcripts = 0
         self._talking = False
         self._mic_open = True
-        self._talk_mode = self._talk_mode
         self._turn = Turn(turn_id=0, completed=True)
         self._pending_calls.clear()
         self._reconnects = 0
