@@ -8,7 +8,6 @@ answer is yes. Writing does not ask: it only replaces what the person could past
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,8 +29,6 @@ __all__ = [
     "WriteClipboardOutput",
     "clipboard_tools",
 ]
-
-_log = logging.getLogger(__name__)
 
 READ_CLIPBOARD = "readClipboard"
 MAX_READ_CHARS = 20_000

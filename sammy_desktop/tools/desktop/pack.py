@@ -1,4 +1,23 @@
-"""The desktop tool pack in one call: :func:`desktop_tools` for the composition root."""
+"""The desktop tool pack in one call: :func:`desktop_tools` for the composition root.
+
+Wiring, in the app's composition root (the UI objects implement the ports)::
+
+    timers = TimerService(bus, notifier=tray_notifier)         # once, for the app's life
+    consent = SessionConsent(lambda: agent.snapshot().session_started_at)
+    manager = ToolManager(
+        bus, services, confirmer=dialogs, state=agent.snapshot,
+        tools=desktop_tools(timers=timers, clipboard=qt_clipboard, consent=consent),
+    )
+    # session setup and every context update:
+    tools = [*manager.declarations(model), *search_tools(settings)]
+    # at quit, before the history closes: timers.shutdown() (emits TimersRunningAtQuit)
+
+The confirmation dialog offers "always for this session" when
+``consent.offers_always(request.tool_name)`` and then calls
+``consent.allow_for_session(name)`` before answering yes. The core delivers
+``TimerAnnouncementPending`` texts (``timers.take_announcements()``) to the model at the
+next turn, and shows :func:`~.web_search.grounding_sources` of each server message.
+"""
 
 from __future__ import annotations
 
