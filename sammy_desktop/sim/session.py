@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from websockets.exceptions import ConnectionClosed
 
 from sammy_desktop.sim.pcm import (
+    INPUT_RATE,
     OUTPUT_RATE,
     EnergyVad,
     chunk_pcm,
@@ -245,7 +246,7 @@ class SimulatedConnection:
         self._audio_streaming = False
         self._vad = EnergyVad(state.scenario.vad)
         self._user_audio = bytearray()
-        self._user_audio_rate = 16000
+        self._user_audio_rate = INPUT_RATE
 
     # ------------------------------------------------------------ lifecycle
 
@@ -261,9 +262,13 @@ class SimulatedConnection:
         )
         await asyncio.wait({setup_complete, closed}, return_when=asyncio.FIRST_COMPLETED)
         closed.cancel()
-        if not setup_complete.done() or setup_complete.cancelled() or setup_complete.exception():
+        sent = setup_complete.done() and not setup_complete.cancelled()
+        if sent and setup_complete.exception() is not None:
+            sent = False
+        if not sent:
             setup_complete.cancel()
-            await asyncio.wait({setup_complete, closed})
+        await asyncio.wait({setup_complete, closed})
+        if not sent:
             return
         player = asyncio.create_task(self._play_turns(), name=f"sim-player-{self.connection_id}")
         if self._limits.lifetime_s is not None:

@@ -10,9 +10,11 @@ import pytest
 from google.genai import errors
 
 from sammy_desktop.sim import (
+    MAX_FRAME_BYTES,
     LiveSimulator,
     OnText,
     OutputTranscription,
+    RawMessage,
     Received,
     Respond,
     Scenario,
@@ -260,3 +262,17 @@ async def test_an_async_respond_handler_is_awaited() -> None:
     assert content is not None
     assert content.output_transcription is not None
     assert content.output_transcription.text == "you said hi"
+
+
+async def test_a_frame_over_one_mebibyte_is_never_sent() -> None:
+    huge = RawMessage(
+        message={"serverContent": {"outputTranscription": {"text": "x" * MAX_FRAME_BYTES}}}
+    )
+    scenario = Scenario(turns=[Turn(OnText(), [huge])])
+    async with LiveSimulator(scenario) as sim, connect(sim) as session:
+        await session.send_realtime_input(text="x")
+        with pytest.raises(errors.APIError) as raised:
+            await receive_turn(session)
+    # The client would have failed with 1009 (message too big); the simulator says why instead.
+    assert raised.value.code == 1011
+    assert sim.recorder.sent("serverContent") == []
