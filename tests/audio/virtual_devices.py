@@ -137,3 +137,34 @@ class SinkKeepAlive:
             proc.terminate()
         for proc in self._procs:
             proc.wait(10)
+
+
+def _pactl(*args: str) -> str:
+    return subprocess.run(
+        ["pactl", *args], check=True, capture_output=True, text=True, timeout=10
+    ).stdout
+
+
+def unload_virtual_devices() -> list[tuple[str, str]]:
+    """Unload every sink and source module (as if the sound card vanished).
+
+    Returns:
+        (module name, arguments) of what was unloaded, in the order to load them back.
+    """
+    modules = []
+    for line in _pactl("list", "short", "modules").splitlines():
+        index, name, *rest = line.split("\t")
+        if name in {"module-null-sink", "module-remap-source", "module-loopback"}:
+            modules.append((index, name, rest[0] if rest else ""))
+    # Dependents first: the remap source and loopbacks hang off the sinks.
+    for index, _name, _args in sorted(modules, key=lambda m: m[1] == "module-null-sink"):
+        _pactl("unload-module", index)
+    return [(name, args) for _index, name, args in modules]
+
+
+def load_virtual_devices(modules: list[tuple[str, str]]) -> None:
+    """Load back what :func:`unload_virtual_devices` removed and restore the defaults."""
+    for name, args in sorted(modules, key=lambda m: m[0] != "module-null-sink"):
+        _pactl("load-module", name, *args.split())
+    _pactl("set-default-sink", SPEAKER)
+    _pactl("set-default-source", MIC)

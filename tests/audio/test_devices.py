@@ -1,0 +1,118 @@
+"""Device listing, fallback to the default for a missing device, and recovery."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from sammy_desktop.audio import (
+    AudioCapture,
+    AudioPlayback,
+    DeviceFallback,
+    StreamError,
+    StreamRecovered,
+    list_devices,
+    resolve_device,
+)
+from sammy_desktop.eventbus import EventBus
+from tests.audio.conftest import BlockCollector, EventLog
+from tests.audio.virtual_devices import load_virtual_devices, unload_virtual_devices
+
+pytestmark = pytest.mark.audio
+
+
+def test_devices_are_listed_with_their_properties() -> None:
+    devices = list_devices()
+    assert devices, "PortAudio sees no device"
+    names = {d.name for d in devices}
+    assert {"pulse", "default"} <= names
+    default_in = [d for d in devices if d.is_default_input]
+    default_out = [d for d in devices if d.is_default_output]
+    assert len(default_in) == 1
+    assert len(default_out) == 1
+    assert default_in[0].max_input_channels > 0
+    assert default_out[0].max_output_channels > 0
+    assert all(d.host_api == "ALSA" and d.default_samplerate > 0 for d in devices)
+
+
+def test_a_saved_name_resolves_exactly_then_ignoring_case() -> None:
+    assert resolve_device("pulse", "output").device.name == "pulse"
+    choice = resolve_device("  PULSE ", "input")
+    assert choice.device.name == "pulse"
+    assert choice.fallback_reason == ""
+    default = resolve_device("", "input")
+    assert default.device.is_default_input
+    assert default.fallback_reason == ""
+
+
+def test_a_missing_device_falls_back_to_the_default_with_a_reason() -> None:
+    choice = resolve_device("USB Headset (gone)", "output")
+    assert choice.device.is_default_output
+    assert "'USB Headset (gone)' was not found" in choice.fallback_reason
+    assert "speaker" in choice.fallback_reason
+
+
+@pytest.mark.usefixtures("running_sinks")
+async def test_streams_on_a_missing_device_run_on_the_default_and_say_so(
+    bus: EventBus, events: EventLog
+) -> None:
+    collector = BlockCollector()
+    capture = AudioCapture(bus, device="No Such Microphone")
+    playback = AudioPlayback(bus, device="No Such Speaker")
+    capture.set_consumer(collector)
+    await capture.start()
+    await playback.start()
+    try:
+        await collector.wait_for_blocks(5)
+    finally:
+        await playback.stop()
+        await capture.stop()
+    fallbacks = {e.direction: e for e in events.of(DeviceFallback)}
+    assert fallbacks["input"].requested == "No Such Microphone"
+    assert fallbacks["input"].used == "default"
+    assert fallbacks["output"].requested == "No Such Speaker"
+    assert "not found" in fallbacks["output"].reason
+    assert not events.of(StreamError)
+
+
+@pytest.fixture
+def restore_virtual_devices() -> Iterator[list[tuple[str, str]]]:
+    """Hands the test a list to fill with unloaded modules; loads them back at the end."""
+    unloaded: list[tuple[str, str]] = []
+    yield unloaded
+    if unloaded:
+        load_virtual_devices(unloaded)
+
+
+async def test_streams_recover_when_the_sound_server_loses_and_regains_its_devices(
+    bus: EventBus, events: EventLog, restore_virtual_devices: list[tuple[str, str]]
+) -> None:
+    collector = BlockCollector()
+    capture = AudioCapture(bus)
+    playback = AudioPlayback(bus)
+    capture.set_consumer(collector)
+    await capture.start()
+    await playback.start()
+    try:
+        await collector.wait_for_blocks(3)
+        restore_virtual_devices.extend(unload_virtual_devices())
+        output_error = await events.wait_for(StreamError, within=10)
+        while {e.direction for e in events.of(StreamError)} != {"input", "output"}:
+            await events.wait_for(StreamError, count=len(events.of(StreamError)) + 1)
+        assert output_error.reason
+        assert not capture.is_running or not playback.is_running
+
+        load_virtual_devices(restore_virtual_devices)
+        restore_virtual_devices.clear()
+        while {e.direction for e in events.of(StreamRecovered)} != {"input", "output"}:
+            await events.wait_for(
+                StreamRecovered, count=len(events.of(StreamRecovered)) + 1, within=15
+            )
+        blocks = len(collector.blocks)
+        await collector.wait_for_blocks(blocks + 5)
+    finally:
+        await playback.stop()
+        await capture.stop()
+    assert {e.device for e in events.of(StreamRecovered)} == {"default"}
+    assert capture.is_running is False
