@@ -1180,7 +1180,7 @@ class AgentCore:
         self._set_state(final, reason)
         if was_running:
             self._bus.emit(SessionEnded(reason=reason, history_file=path))
-        self._ending = None if self._ending is current else self._ending
+        self._ending = None
 
     def _reset_session(self) -> None:
         self._handle = None

@@ -82,7 +82,12 @@ class ConversationHistory:
         self._path = self._dir / f"{started:%Y%m%d-%H%M%S}-{safe_id}.jsonl"
         self._lines = []
         self._failed = False
-        await asyncio.to_thread(self._dir.mkdir, parents=True, exist_ok=True)
+        try:
+            await asyncio.to_thread(self._dir.mkdir, parents=True, exist_ok=True)
+        except OSError:
+            # No history is better than no conversation: keep going, say it in the log.
+            self._failed = True
+            _log.exception("cannot create the history folder %s", self._dir)
         self._writer = asyncio.create_task(self._write_forever(self._path), name="history-writer")
         return self._path
 
