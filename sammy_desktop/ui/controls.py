@@ -93,6 +93,16 @@ class UiTasks:
         """How many tasks have not finished yet."""
         return len(self._tasks)
 
+    async def join(self, timeout_s: float = 5.0) -> None:
+        """Wait until every task (and any task they started) has finished.
+
+        Raises:
+            TimeoutError: tasks were still running after ``timeout_s``.
+        """
+        async with asyncio.timeout(timeout_s):
+            while self._tasks:
+                await asyncio.wait(list(self._tasks))
+
     async def aclose(self, timeout_s: float = 5.0) -> None:
         """Cancel the tasks still running and wait for them, at most ``timeout_s``."""
         tasks = list(self._tasks)

@@ -386,6 +386,11 @@ class MainWindow(QMainWindow):
         return self._talking
 
     @property
+    def assets(self) -> Assets:
+        """The icons and sounds the window uses."""
+        return self._assets
+
+    @property
     def tasks(self) -> UiTasks:
         """The tasks the window started (the app closes them at shutdown)."""
         return self._tasks

@@ -149,8 +149,7 @@ class Spinner(QWidget):
         self._timer.stop()
         self.hide()
 
-    @property
-    def spinning(self) -> bool:
+    def is_spinning(self) -> bool:
         """Whether the spinner is turning."""
         return self._timer.isActive()
 

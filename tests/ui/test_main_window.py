@@ -6,7 +6,9 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QEvent, QPoint, Qt
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -31,6 +33,9 @@ from sammy_desktop.ui.state_pill import STATE_WORDS
 from sammy_desktop.ui.theme import ThemeController
 
 from .conftest import FakeAgent
+
+NO_MODIFIER = Qt.KeyboardModifier.NoModifier
+LEFT = Qt.MouseButton.LeftButton
 
 
 @pytest.fixture
@@ -62,20 +67,21 @@ def _center(window: MainWindow) -> QPoint:
 
 
 def test_holding_the_button_while_disconnected_connects_then_talks(
-    qloop: asyncio.Runner, qtbot: QtBot, window: MainWindow, agent: FakeAgent
+    qloop: asyncio.Runner, window: MainWindow, agent: FakeAgent, tasks: UiTasks
 ) -> None:
     async def scenario() -> None:
-        qtbot.mousePress(window.talk_button, Qt.MouseButton.LeftButton, pos=_center(window))
+        QTest.mousePress(
+            window.talk_button, Qt.MouseButton.LeftButton, NO_MODIFIER, _center(window)
+        )
         assert window.talking
         # The agent connects, and talking starts once it is ready.
-        for _ in range(100):
-            if "begin_talk" in agent.names() and agent.state is AgentState.USER_SPEAKING:
-                break
-            await asyncio.sleep(0.01)
+        await tasks.join()
         assert agent.names()[0] == "start"
         assert agent.state is AgentState.USER_SPEAKING
         assert window.state_label.text() == "Listening"
-        qtbot.mouseRelease(window.talk_button, Qt.MouseButton.LeftButton, pos=_center(window))
+        QTest.mouseRelease(
+            window.talk_button, Qt.MouseButton.LeftButton, NO_MODIFIER, _center(window)
+        )
         assert agent.names()[-1] == "end_talk"
         assert window.state_label.text() == "Thinking"
         assert not window.talking
@@ -88,12 +94,14 @@ def test_space_held_talks_and_release_ends(
 ) -> None:
     agent.move_to(AgentState.READY)
     window.talk_button.setFocus()
-    qtbot.keyPress(window.talk_button, Qt.Key.Key_Space)
+    QTest.keyPress(window.talk_button, Qt.Key.Key_Space)
     assert agent.names() == ["begin_talk"]
     assert window.state_label.text() == "Listening"
-    # Auto-repeat while held must not start a second turn.
-    qtbot.keyPress(window.talk_button, Qt.Key.Key_Space)
-    qtbot.keyRelease(window.talk_button, Qt.Key.Key_Space)
+    # Auto-repeat while held must not start a second turn, nor reach the button.
+    repeat = QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Space, NO_MODIFIER, " ", True)
+    QApplication.sendEvent(window.talk_button, repeat)
+    assert agent.names() == ["begin_talk"]
+    QTest.keyRelease(window.talk_button, Qt.Key.Key_Space)
     assert agent.names() == ["begin_talk", "end_talk"]
     assert not window.talking
 
@@ -105,10 +113,10 @@ def test_space_in_the_text_box_types_instead_of_talking(
     window.activateWindow()
     window.message_input.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is window.message_input, timeout=2000)
-    qtbot.keyClicks(window.message_input, "hi there")
+    QTest.keyClicks(window.message_input, "hi there")
     assert window.message_input.text() == "hi there"
     assert agent.names() == []
-    qtbot.keyClick(window.message_input, Qt.Key.Key_Return)
+    QTest.keyClick(window.message_input, Qt.Key.Key_Return)
     assert agent.calls == [("send_text", ("hi there",))]
     assert window.message_input.text() == ""
 
@@ -119,19 +127,17 @@ def test_click_to_toggle_setting(
     settings_state.update(push_to_talk_toggle=True)
     agent.move_to(AgentState.READY)
     center = _center(window)
-    qtbot.mouseClick(window.talk_button, Qt.MouseButton.LeftButton, pos=center)
+    QTest.mouseClick(window.talk_button, Qt.MouseButton.LeftButton, NO_MODIFIER, center)
     assert agent.names() == ["begin_talk"]
     assert window.talking
-    qtbot.mouseClick(window.talk_button, Qt.MouseButton.LeftButton, pos=center)
+    QTest.mouseClick(window.talk_button, Qt.MouseButton.LeftButton, NO_MODIFIER, center)
     assert agent.names() == ["begin_talk", "end_talk"]
     agent.move_to(AgentState.READY)
     assert window.talk_hint.text() == "Press Space or click to talk"
 
 
 @pytest.mark.parametrize("state", list(AgentState))
-def test_every_state_shows_its_words(
-    window: MainWindow, bus: EventBus, state: AgentState
-) -> None:
+def test_every_state_shows_its_words(window: MainWindow, bus: EventBus, state: AgentState) -> None:
     bus.emit(StateChanged(old=AgentState.DISCONNECTED, new=state, reason="test"))
     assert window.state_label.text() == STATE_WORDS[state]
     assert window.state_pill.accessibleName() == f"State: {STATE_WORDS[state]}"
@@ -160,9 +166,7 @@ def test_transcript_partial_text_updates_in_place(window: MainWindow, bus: Event
             speaker=Speaker.USER, text="What's the time in Tokyo?", final=True, turn_id=1
         )
     )
-    bus.emit(
-        TranscriptUpdated(speaker=Speaker.ASSISTANT, text="It's 9:40", final=True, turn_id=1)
-    )
+    bus.emit(TranscriptUpdated(speaker=Speaker.ASSISTANT, text="It's 9:40", final=True, turn_id=1))
     rows = window.transcript.lines()
     assert [r.speaker for r in rows] == [Speaker.USER, Speaker.ASSISTANT]
     assert rows[0].bubble.property("partial") is False
@@ -257,22 +261,16 @@ def test_escalation_banner_names_the_record(
 
 
 def test_connect_button_and_end_session(
-    qloop: asyncio.Runner, window: MainWindow, agent: FakeAgent
+    qloop: asyncio.Runner, window: MainWindow, agent: FakeAgent, tasks: UiTasks
 ) -> None:
     async def scenario() -> None:
         window.connect_button.click()
         await asyncio.wait_for(agent.called.wait(), 2)
-        for _ in range(100):
-            if agent.state is AgentState.READY:
-                break
-            await asyncio.sleep(0.01)
+        await tasks.join()
         assert window.state_label.text() == "Ready"
         assert window.end_session_button.isEnabled()
         window.end_session_button.click()
-        for _ in range(100):
-            if agent.state is AgentState.ENDED:
-                break
-            await asyncio.sleep(0.01)
+        await tasks.join()
         assert window.state_label.text() == "Session ended"
         assert agent.names() == ["start", "end_session"]
 

@@ -46,7 +46,9 @@ def _save(widget: QWidget, folder: Path, name: str) -> Path:
     assert widget.grab().save(str(path))
     image = QImage(str(path))
     assert image.width() >= 100 and image.height() >= 40
-    colors = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
+    colors = {
+        image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)
+    }
     assert len(colors) > 5, "the screenshot is blank"
     return path
 
@@ -54,13 +56,13 @@ def _save(widget: QWidget, folder: Path, name: str) -> Path:
 def _conversation(bus: EventBus, agent: FakeAgent) -> None:
     agent.move_to(AgentState.READY)
     bus.emit(
-        TranscriptUpdated(speaker=Speaker.USER, text="What's the time in Tokyo?", final=True, turn_id=1)
+        TranscriptUpdated(
+            speaker=Speaker.USER, text="What's the time in Tokyo?", final=True, turn_id=1
+        )
     )
     bus.emit(ToolCallStarted(call_id="c1", name="getCurrentContext", arguments={"city": "Tokyo"}))
     result = ToolResult.success(Clock(city="Tokyo", local_time="21:40"))
-    bus.emit(
-        ToolCallFinished("c1", "getCurrentContext", result, result.to_model_payload(), 0.012)
-    )
+    bus.emit(ToolCallFinished("c1", "getCurrentContext", result, result.to_model_payload(), 0.012))
     bus.emit(
         ContextShared(
             call_id="c1",
@@ -78,9 +80,7 @@ def _conversation(bus: EventBus, agent: FakeAgent) -> None:
     )
     bus.emit(Reconnected(resumed=True, attempts=1, replayed_messages=0, planned=True))
     bus.emit(TurnStats(1, 410.0, 12.0, 1, 0, 10, 10, 20))
-    bus.emit(
-        TranscriptUpdated(speaker=Speaker.USER, text="And in Par", final=False, turn_id=2)
-    )
+    bus.emit(TranscriptUpdated(speaker=Speaker.USER, text="And in Par", final=False, turn_id=2))
     bus.emit(StateChanged(old=AgentState.READY, new=AgentState.USER_SPEAKING))
 
 

@@ -94,14 +94,6 @@ def _manager(bus: EventBus, state: SettingsState, tmp_path: Path) -> ToolManager
     return ToolManager(bus, services, load_entry_points=False)
 
 
-async def _until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    async def poll() -> None:
-        while not condition():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout)
-
-
 def test_tool_switch_persists_and_changes_the_declarations_mid_session(
     qloop: asyncio.Runner,
     qtbot: QtBot,
@@ -125,7 +117,7 @@ def test_tool_switch_persists_and_changes_the_declarations_mid_session(
         switch = window.tool_switches["getCurrentContext"]
         assert switch.isChecked()
         switch.click()
-        await _until(lambda: bool(agent.declared))
+        await tasks.join()
         assert "getCurrentContext" not in agent.declared[-1]
         assert agent.tool_switches == [("getCurrentContext", False)]
 
@@ -218,7 +210,7 @@ def test_devices_page_lists_devices_after_refresh(
     async def scenario() -> None:
         window = _window(qtbot, settings_state, theme, tasks, tmp_path)
         window.open_section(SettingsSection.DEVICES)
-        await _until(lambda: window.input_combo.count() > 1)
+        await tasks.join()
         inputs = [window.input_combo.itemText(i) for i in range(window.input_combo.count())]
         outputs = [window.output_combo.itemText(i) for i in range(window.output_combo.count())]
         assert inputs == ["System default", "Built-in Microphone", "USB Headset"]
@@ -259,7 +251,8 @@ def test_api_key_is_saved_to_the_keyring_and_never_displayed(
         assert window.key_input.echoMode() is QLineEdit.EchoMode.Password
         window.key_input.setText(key)
         window.save_key_button.click()
-        await _until(lambda: changes == [True])
+        await tasks.join()
+        assert changes == [True]
         assert secrets.get_stored_key() == key
         assert window.key_input.text() == ""
         assert "saved in the system keyring" in window.key_status.text()
@@ -267,7 +260,8 @@ def test_api_key_is_saved_to_the_keyring_and_never_displayed(
             if isinstance(widget, QLabel | QLineEdit):
                 assert key not in widget.text()
         window.remove_key_button.click()
-        await _until(lambda: changes == [True, False])
+        await tasks.join()
+        assert changes == [True, False]
         assert secrets.get_stored_key() is None
         assert "No key is saved" in window.key_status.text()
 

@@ -44,7 +44,7 @@ def test_a_card_runs_then_shows_result_and_duration(
     card = view.tool_card("c1")
     assert card is not None
     assert card.status == "running"
-    assert card.spinner.spinning
+    assert card.spinner.is_spinning()
     assert card.argument_label.text() == "Tokyo"
     result = ToolResult.success(Clock(city="Tokyo", local_time="21:40"))
     bus.emit(
@@ -57,7 +57,7 @@ def test_a_card_runs_then_shows_result_and_duration(
         )
     )
     assert card.status == "finished"
-    assert not card.spinner.spinning
+    assert not card.spinner.is_spinning()
     assert card.duration_label.text() == "12 ms"
     assert card.result_label.text() == "city: Tokyo, local_time: 21:40"
     assert "done in 12 ms" in card.accessibleName()

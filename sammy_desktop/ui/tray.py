@@ -1,0 +1,113 @@
+"""The tray icon: show/hide, talk, quit; its colour follows the agent's state."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+
+from sammy_desktop.core.events import AgentState, StateChanged
+from sammy_desktop.ui.bridge import EventBridge
+from sammy_desktop.ui.main_window import MainWindow
+from sammy_desktop.ui.state_pill import STATE_WORDS
+
+__all__ = ["TrayIcon"]
+
+_VARIANTS: Final = {
+    AgentState.USER_SPEAKING: "tray-listening",
+    AgentState.THINKING: "tray-thinking",
+    AgentState.CONNECTING: "tray-thinking",
+    AgentState.RECONNECTING: "tray-thinking",
+    AgentState.ASSISTANT_SPEAKING: "tray-speaking",
+    AgentState.ERROR: "tray-error",
+}
+
+
+class TrayIcon(QObject):
+    """The system tray entry.
+
+    Args:
+        window: the main window it shows, hides and talks through.
+        bridge: state changes recolour the icon.
+        on_quit: the app's quit.
+        parent: the Qt parent.
+    """
+
+    def __init__(
+        self,
+        window: MainWindow,
+        bridge: EventBridge,
+        on_quit: Callable[[], None],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._window = window
+        self._assets = window.assets
+        self.icon = QSystemTrayIcon(self._assets.app_icon("tray-idle"), self)
+        self.icon.setToolTip("Sammy: Disconnected")
+        self.menu = QMenu()
+        self.show_action = QAction("Hide Sammy", self.menu)
+        self.talk_action = QAction("Talk", self.menu)
+        self.talk_action.setCheckable(True)
+        self.quit_action = QAction("Quit", self.menu)
+        self.menu.addAction(self.show_action)
+        self.menu.addAction(self.talk_action)
+        self.menu.addSeparator()
+        self.menu.addAction(self.quit_action)
+        self.icon.setContextMenu(self.menu)
+
+        self.show_action.triggered.connect(self.toggle_window)
+        self.talk_action.triggered.connect(self.toggle_talk)
+        self.quit_action.triggered.connect(on_quit)
+        self.icon.activated.connect(self._on_activated)
+        self.menu.aboutToShow.connect(self._refresh_menu)
+        bridge.state_changed.connect(self.on_state_changed)
+
+    @staticmethod
+    def available() -> bool:
+        """Whether the desktop has a system tray."""
+        return QSystemTrayIcon.isSystemTrayAvailable()
+
+    def show(self) -> None:
+        """Put the icon in the tray and let the window hide to it."""
+        self.icon.show()
+        self._window.set_tray_available(self.available())
+
+    def hide(self) -> None:
+        """Remove the icon."""
+        self.icon.hide()
+        self._window.set_tray_available(False)
+
+    def toggle_window(self) -> None:
+        """Show the window if hidden, hide it if shown."""
+        if self._window.isVisible() and not self._window.isMinimized():
+            self._window.hide()
+        else:
+            self._window.show_and_raise()
+
+    def toggle_talk(self) -> None:
+        """Start or stop talking, as a click on the talk button in toggle mode does."""
+        if self._window.talking:
+            self._window.on_talk_released()
+            if self._window.talking:  # click-to-toggle mode keeps talking on release
+                self._window.on_talk_pressed()
+        else:
+            self._window.on_talk_pressed()
+
+    def on_state_changed(self, event: StateChanged) -> None:
+        """Recolour the icon and say the state in its tooltip."""
+        self.icon.setIcon(self._assets.app_icon(_VARIANTS.get(event.new, "tray-idle")))
+        self.icon.setToolTip(f"Sammy: {STATE_WORDS[event.new]}")
+
+    def _refresh_menu(self) -> None:
+        shown = self._window.isVisible() and not self._window.isMinimized()
+        self.show_action.setText("Hide Sammy" if shown else "Show Sammy")
+        self.talk_action.setChecked(self._window.talking)
+        self.talk_action.setText("Stop talking" if self._window.talking else "Talk")
+
+    def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason == QSystemTrayIcon.ActivationReason.Trigger:
+            self.toggle_window()

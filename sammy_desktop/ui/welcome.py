@@ -1,0 +1,134 @@
+"""The first-run panel: paste a key, or try the offline demo.
+
+Shown in the main window instead of the transcript when no key is available. Saving a
+key writes it to the keyring (off the Qt thread) and calls ``on_key_saved``; "Try the
+offline demo" calls ``on_try_demo``, which the app wires to the embedded simulator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from sammy_desktop.config.secrets import SecretStore, SecretStoreError
+from sammy_desktop.ui.controls import UiTasks
+from sammy_desktop.ui.theme import ThemeController
+
+__all__ = ["WelcomePanel"]
+
+
+class WelcomePanel(QWidget):
+    """Welcome, with the two ways to start.
+
+    Args:
+        secrets: where a pasted key is saved.
+        theme: colours and the app icon.
+        tasks: runs the keyring call in a worker thread.
+        on_key_saved: called once a key is in the keyring (the app connects).
+        on_try_demo: called by "Try the offline demo" (the app starts the simulator).
+        parent: the Qt parent.
+    """
+
+    def __init__(
+        self,
+        secrets: SecretStore,
+        theme: ThemeController,
+        tasks: UiTasks,
+        *,
+        on_key_saved: Callable[[], None],
+        on_try_demo: Callable[[], None],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._secrets = secrets
+        self._tasks = tasks
+        self._on_key_saved = on_key_saved
+        self._on_try_demo = on_try_demo
+        self.setObjectName("welcomePanel")
+        self.setAccessibleName("Welcome")
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 24, 16, 16)
+        layout.setSpacing(12)
+        layout.addStretch(1)
+        icon = QLabel(self)
+        icon.setPixmap(theme.assets.app_icon().pixmap(56, 56))
+        icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(icon)
+        title = QLabel("Welcome to Sammy", self)
+        title.setObjectName("welcomeTitle")
+        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(title)
+        text = QLabel(
+            "Hold a button (or the Space bar), talk, and Sammy answers in voice. "
+            "Paste your Gemini API key to start; it is kept in your system's keyring.",
+            self,
+        )
+        text.setObjectName("welcomeText")
+        text.setWordWrap(True)
+        text.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(text)
+
+        row = QHBoxLayout()
+        self.key_input = QLineEdit(self)
+        self.key_input.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_input.setPlaceholderText("Paste your Gemini API key")
+        self.key_input.setAccessibleName("Gemini API key")
+        self.save_button = QPushButton("Save and connect", self)
+        self.save_button.setObjectName("primaryButton")
+        row.addWidget(self.key_input, 1)
+        row.addWidget(self.save_button)
+        layout.addLayout(row)
+        self.error_label = QLabel("", self)
+        self.error_label.setObjectName("welcomeError")
+        self.error_label.setWordWrap(True)
+        self.error_label.hide()
+        layout.addWidget(self.error_label)
+
+        self.demo_button = QPushButton("Try the offline demo", self)
+        self.demo_button.setAccessibleDescription(
+            "Talk to a local simulator that answers without a key or internet."
+        )
+        demo_row = QHBoxLayout()
+        demo_row.addStretch(1)
+        demo_row.addWidget(self.demo_button)
+        demo_row.addStretch(1)
+        layout.addLayout(demo_row)
+        note = QLabel("No key, no internet: the demo answers from a local simulator.", self)
+        note.setObjectName("welcomeText")
+        note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        note.setWordWrap(True)
+        layout.addWidget(note)
+        layout.addStretch(2)
+
+        self.save_button.clicked.connect(self.on_save)
+        self.key_input.returnPressed.connect(self.on_save)
+        self.demo_button.clicked.connect(self._on_try_demo)
+
+    def on_save(self) -> None:
+        """Save the pasted key (in a worker thread) and then connect."""
+        value = self.key_input.text()
+        if not value.strip():
+            self._show_error("Paste a key first, or try the offline demo.")
+            return
+        self.save_button.setEnabled(False)
+        self._tasks.run(self._save(value), "ui-welcome-save-key")
+
+    async def _save(self, value: str) -> None:
+        try:
+            await asyncio.to_thread(self._secrets.set_api_key, value)
+        except (ValueError, SecretStoreError) as exc:
+            self._show_error(str(exc))
+            return
+        finally:
+            self.save_button.setEnabled(True)
+        self.key_input.clear()
+        self.error_label.hide()
+        self._on_key_saved()
+
+    def _show_error(self, message: str) -> None:
+        self.error_label.setText(message)
+        self.error_label.show()

@@ -1,0 +1,137 @@
+"""The first-run welcome panel and the tray icon."""
+
+from __future__ import annotations
+
+from pytestqt.qtbot import QtBot
+
+from sammy_desktop.config.secrets import SecretStore
+from sammy_desktop.core.events import AgentState
+from sammy_desktop.ui.bridge import EventBridge
+from sammy_desktop.ui.controls import UiTasks
+from sammy_desktop.ui.main_window import MainWindow
+from sammy_desktop.ui.settings_state import SettingsState
+from sammy_desktop.ui.theme import ThemeController
+from sammy_desktop.ui.tray import TrayIcon
+from sammy_desktop.ui.welcome import WelcomePanel
+
+from .conftest import FakeAgent
+
+
+def test_the_demo_button_calls_its_callback(
+    qtbot: QtBot,
+    theme: ThemeController,
+    bridge: EventBridge,
+    agent: FakeAgent,
+    settings_state: SettingsState,
+    tasks: UiTasks,
+) -> None:
+    demo_started: list[bool] = []
+    window = MainWindow(
+        settings_state.settings,
+        on_quit=lambda: None,
+        theme=theme,
+        bridge=bridge,
+        controls=agent,
+        tasks=tasks,
+    )
+    qtbot.addWidget(window)
+
+    def start_demo() -> None:
+        demo_started.append(True)
+        window.set_demo_mode(True)
+        window.show_conversation()
+
+    welcome = WelcomePanel(
+        SecretStore(environ={}),
+        theme,
+        tasks,
+        on_key_saved=window.show_conversation,
+        on_try_demo=start_demo,
+    )
+    window.set_welcome(welcome)
+    window.show()
+    assert window.stack.currentWidget() is welcome
+    welcome.demo_button.click()
+    assert demo_started == [True]
+    assert window.stack.currentWidget() is window.transcript.parentWidget()
+    assert window.demo_badge.isVisibleTo(window)
+    assert "demo" in window.windowTitle()
+
+
+def test_an_empty_key_is_refused_without_touching_the_keyring(
+    qtbot: QtBot, theme: ThemeController, tasks: UiTasks
+) -> None:
+    welcome = WelcomePanel(
+        SecretStore(environ={}), theme, tasks, on_key_saved=lambda: None, on_try_demo=lambda: None
+    )
+    qtbot.addWidget(welcome)
+    welcome.save_button.click()
+    assert "Paste a key first" in welcome.error_label.text()
+    assert tasks.pending == 0
+
+
+def test_tray_follows_state_and_toggles_the_window(
+    qtbot: QtBot,
+    theme: ThemeController,
+    bridge: EventBridge,
+    agent: FakeAgent,
+    settings_state: SettingsState,
+    tasks: UiTasks,
+) -> None:
+    quits: list[bool] = []
+    window = MainWindow(
+        settings_state.settings,
+        on_quit=lambda: quits.append(True),
+        theme=theme,
+        bridge=bridge,
+        controls=agent,
+        tasks=tasks,
+        settings_state=settings_state,
+    )
+    qtbot.addWidget(window)
+    window.show()
+    tray = TrayIcon(window, bridge, on_quit=lambda: quits.append(True))
+    agent.move_to(AgentState.READY)
+    assert tray.icon.toolTip() == "Sammy: Ready"
+    agent.move_to(AgentState.ASSISTANT_SPEAKING)
+    assert tray.icon.toolTip() == "Sammy: Speaking"
+    tray.toggle_window()
+    assert not window.isVisible()
+    tray.toggle_window()
+    assert window.isVisible()
+    agent.move_to(AgentState.READY)
+    tray.toggle_talk()
+    assert agent.names() == ["begin_talk"]
+    tray.toggle_talk()
+    assert agent.names() == ["begin_talk", "end_talk"]
+    tray.quit_action.trigger()
+    assert quits == [True]
+
+
+def test_close_to_tray_hides_instead_of_quitting(
+    qtbot: QtBot,
+    theme: ThemeController,
+    bridge: EventBridge,
+    agent: FakeAgent,
+    settings_state: SettingsState,
+) -> None:
+    quits: list[bool] = []
+    settings_state.update(close_to_tray=True)
+    window = MainWindow(
+        settings_state.settings,
+        on_quit=lambda: quits.append(True),
+        theme=theme,
+        bridge=bridge,
+        controls=agent,
+        settings_state=settings_state,
+    )
+    qtbot.addWidget(window)
+    window.show()
+    window.set_tray_available(True)
+    window.close()
+    assert not window.isVisible()
+    assert quits == []
+    window.set_tray_available(False)
+    window.show()
+    window.close()
+    assert quits == [True]
