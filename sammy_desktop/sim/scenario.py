@@ -713,7 +713,10 @@ class _ScenarioLoader:
         if kind == "any":
             raise ScenarioError(f"{where}: 'any' is a trigger, not an action")
         if kind == "wav" and isinstance(params.get("path"), str):
-            params["path"] = str(self._base_dir / params["path"])
+            path = self._base_dir / params["path"]
+            if not path.is_file():
+                raise ScenarioError(f"{where} (wav): no such file {path}")
+            params["path"] = str(path)
         action: Action = self._build(ACTION_TYPES[kind], params, f"{where} ({kind})")
         return action
 

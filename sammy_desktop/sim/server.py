@@ -210,7 +210,11 @@ class LiveSimulator:
 
     @property
     def connection_count(self) -> int:
-        """Websocket connections accepted so far (refused ones included)."""
+        """Websocket connections accepted so far.
+
+        Connections later refused for a bad key, frame or handle are included; requests
+        for an unknown path (HTTP 404) never become connections and are not.
+        """
         return self._connection_count
 
     @property

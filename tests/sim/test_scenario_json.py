@@ -106,6 +106,7 @@ EVERYTHING = {
 
 
 def test_every_trigger_and_action_type_loads(tmp_path: Path) -> None:
+    (tmp_path / "answer.wav").write_bytes(b"")
     scenario = Scenario.from_json(json.dumps(EVERYTHING), base_dir=tmp_path)
     assert scenario.name == "everything"
     assert scenario.repeat is True
@@ -165,6 +166,7 @@ def test_every_trigger_and_action_type_loads(tmp_path: Path) -> None:
 
 
 def test_load_reads_a_file_and_resolves_wav_paths_next_to_it(tmp_path: Path) -> None:
+    (tmp_path / "hi.wav").write_bytes(b"")
     path = tmp_path / "greeting.json"
     path.write_text(
         json.dumps(
@@ -217,6 +219,14 @@ def test_invalid_scenarios_say_where_and_why(document: str, message: str) -> Non
 def test_a_missing_file_is_a_scenario_error(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError, match="cannot read scenario"):
         Scenario.load(tmp_path / "missing.json")
+
+
+def test_a_missing_wav_file_is_reported_at_load_time(tmp_path: Path) -> None:
+    document = (
+        '{"turns": [{"on": {"type": "text"}, "actions": [{"type": "wav", "path": "x.wav"}]}]}'
+    )
+    with pytest.raises(ScenarioError, match=r"turns\[0\]\.actions\[0\] \(wav\): no such file"):
+        Scenario.from_json(document, base_dir=tmp_path)
 
 
 async def test_a_json_scenario_drives_the_real_sdk() -> None:
