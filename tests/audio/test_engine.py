@@ -1,0 +1,102 @@
+"""AudioEngine: the echo-cancellation / half-duplex policy, with the real devices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sammy_desktop.audio import (
+    CAPTURE_RATE,
+    MODEL_RATE,
+    AudioEngine,
+    PlaybackDrained,
+    PlaybackStarted,
+)
+from sammy_desktop.config.settings import Settings, TalkMode
+from sammy_desktop.eventbus import EventBus
+from tests.audio.conftest import BlockCollector, EventLog
+from tests.audio.signals import tone
+from tests.audio.virtual_devices import play_into_mic
+
+
+def muted(engine: AudioEngine) -> bool:
+    # A call, so mypy does not carry a narrowed property value across statements.
+    return engine.capture.is_muted
+
+
+@pytest.mark.parametrize(
+    ("talk_mode", "echo_cancellation", "half_duplex"),
+    [
+        (TalkMode.HANDS_FREE, False, True),
+        (TalkMode.HANDS_FREE, True, False),
+        (TalkMode.PUSH_TO_TALK, False, False),
+        (TalkMode.PUSH_TO_TALK, True, False),
+    ],
+)
+def test_half_duplex_only_when_hands_free_without_echo_cancellation(
+    bus: EventBus, talk_mode: TalkMode, echo_cancellation: bool, half_duplex: bool
+) -> None:
+    settings = Settings(talk_mode=talk_mode, echo_cancellation=echo_cancellation)
+    engine = AudioEngine(bus, settings)
+    assert engine.half_duplex is half_duplex
+    assert engine.echo_canceller.enabled is echo_cancellation
+    engine.set_half_duplex(True)
+    assert engine.half_duplex
+    engine.set_half_duplex(None)
+    assert engine.half_duplex is half_duplex
+
+
+@pytest.mark.audio
+@pytest.mark.usefixtures("running_sinks")
+async def test_without_echo_cancellation_hands_free_gates_the_mic_while_speaking(
+    bus: EventBus, events: EventLog, short_speech_16k: np.ndarray
+) -> None:
+    engine = AudioEngine(bus, echo_cancellation=False, hands_free=True)
+    collector = BlockCollector()
+    engine.capture.set_consumer(collector)
+    await engine.start()
+    try:
+        await collector.wait_for_blocks(3)
+        engine.playback.play(tone(440.0, 1.0, rate=MODEL_RATE).tobytes())
+        await events.wait_for(PlaybackStarted)
+        assert muted(engine)
+        gated_from = len(collector.blocks)
+        # The person speaks while the assistant does: with no echo canceller, not heard.
+        await play_into_mic(short_speech_16k[: CAPTURE_RATE // 2], CAPTURE_RATE)
+        gated_until = len(collector.blocks)
+        assert engine.playback.is_playing
+        await events.wait_for(PlaybackDrained)
+        await play_into_mic(short_speech_16k, CAPTURE_RATE)
+        await collector.wait_for_blocks(len(collector.blocks) + 10)
+        assert not muted(engine)
+    finally:
+        await engine.stop()
+    assert gated_until - gated_from > 20
+    assert not np.any(collector.samples(gated_from)[: (gated_until - gated_from) * 160])
+    assert np.max(np.abs(collector.samples(gated_until))) > 1000
+
+
+@pytest.mark.audio
+@pytest.mark.usefixtures("running_sinks")
+async def test_switching_settings_while_speaking_applies_the_gate_at_once(
+    bus: EventBus, events: EventLog
+) -> None:
+    engine = AudioEngine(bus, echo_cancellation=True, hands_free=True)
+    await engine.start()
+    try:
+        engine.playback.play(tone(440.0, 3.0, rate=MODEL_RATE).tobytes())
+        await events.wait_for(PlaybackStarted)
+        assert not muted(engine)
+        engine.set_echo_cancellation(False)
+        assert muted(engine)
+        engine.apply_settings(Settings(talk_mode=TalkMode.PUSH_TO_TALK, echo_cancellation=False))
+        assert not muted(engine)
+        engine.set_hands_free(True)
+        assert muted(engine)
+        # Barge-in: the flush opens the gate at once, no hangover.
+        engine.playback.flush()
+        drained = await events.wait_for(PlaybackDrained)
+        assert drained.interrupted
+        assert not muted(engine)
+    finally:
+        await engine.stop()
