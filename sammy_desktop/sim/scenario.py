@@ -64,7 +64,14 @@ pending when omitted), ``generation_complete``, ``turn_complete`` (``reason``,
 (``time_left_s``), ``usage`` (``prompt_tokens``, ``response_tokens``, ``total_tokens``),
 ``delay`` (``seconds``), ``stall``, ``close`` (``code``: null or 1006 drops TCP with no close
 frame; ``reason``), ``raw`` (``message``: any JSON object sent as is).
-:class:`Respond` and :class:`PcmAudio` exist in Python only.
+:class:`Respond` and :class:`PcmAudio` exist in Python only. ``tone`` takes
+``frequency_hz``, ``duration_s``, ``amplitude``; ``echo`` takes ``trim`` (cut the silence
+around the speech, default true).
+
+As in the service, input and output transcriptions are only sent when the client's setup
+asked for them (``inputAudioTranscription`` / ``outputAudioTranscription``); they always go
+into the session transcript. A barge-in (see :mod:`sammy_desktop.sim.session`) drops the rest
+of the playing turn.
 """
 
 from __future__ import annotations
@@ -411,14 +418,14 @@ class FunctionCallSpec:
 class CallTools:
     """Send one toolCall message carrying one or several function calls."""
 
-    calls: tuple[FunctionCallSpec, ...]
+    calls: Sequence[FunctionCallSpec]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CancelToolCalls:
     """Send toolCallCancellation for ``ids`` (every pending call when None)."""
 
-    ids: tuple[str, ...] | None = None
+    ids: Sequence[str] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -139,12 +139,12 @@ def test_every_trigger_and_action_type_loads(tmp_path: Path) -> None:
         WavAudio(path=str(tmp_path / "answer.wav")),
         EchoAudio(trim=False),
         CallTools(
-            calls=(
+            calls=[
                 FunctionCallSpec(name="get_time"),
                 FunctionCallSpec(name="x", args={"a": 1}, id="c-2"),
-            )
+            ]
         ),
-        CancelToolCalls(ids=("c-2",)),
+        CancelToolCalls(ids=["c-2"]),
         CancelToolCalls(),
         GenerationComplete(),
         TurnComplete(reason="NEED_MORE_INPUT", waiting_for_input=True),
