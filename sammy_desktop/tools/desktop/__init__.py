@@ -2,7 +2,7 @@
 
 Register it in the composition root with one line::
 
-    ToolManager(bus, services, tools=desktop_tools(timers=..., clipboard=..., consent=...))
+    ToolManager(bus, services, tools=desktop_tools(timers=..., clipboard=...))
 
 The ports the UI implements (:class:`ClipboardPort`, :class:`DesktopNotifier`,
 :class:`ApplicationLauncher`) keep Qt out of this package. Google Search is not a
@@ -10,7 +10,6 @@ function tool: :func:`search_tools` gives its declaration for the session setup.
 """
 
 from sammy_desktop.tools.desktop.clipboard import clipboard_tools
-from sammy_desktop.tools.desktop.consent import SessionConsent
 from sammy_desktop.tools.desktop.date_time import get_date_time, resolve_zone
 from sammy_desktop.tools.desktop.events import (
     TimerAnnouncementPending,
@@ -29,7 +28,7 @@ from sammy_desktop.tools.desktop.links import (
 )
 from sammy_desktop.tools.desktop.note_store import Note, NoteHit, NoteStore, notes_folder
 from sammy_desktop.tools.desktop.notes import note_tools
-from sammy_desktop.tools.desktop.pack import TOOLS_THAT_ASK_FIRST, desktop_tools
+from sammy_desktop.tools.desktop.pack import TOOLS_THAT_ASK_FIRST, asks_first, desktop_tools
 from sammy_desktop.tools.desktop.ports import (
     ApplicationLauncher,
     ClipboardPort,
@@ -64,7 +63,6 @@ __all__ = [
     "NoteHit",
     "NoteStore",
     "Scheduler",
-    "SessionConsent",
     "SubprocessLauncher",
     "TimerAnnouncementPending",
     "TimerCancelled",
@@ -74,6 +72,7 @@ __all__ = [
     "TimerStarted",
     "TimerStatus",
     "TimersRunningAtQuit",
+    "asks_first",
     "check_url",
     "clipboard_tools",
     "desktop_tools",

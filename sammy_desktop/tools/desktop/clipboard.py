@@ -1,9 +1,10 @@
 """Clipboard: ``readClipboard`` and ``writeClipboard``, through the UI's clipboard port.
 
 Reading asks the person every time, because a clipboard often holds a password or a
-private message, unless they answered "always for this session" (see
-:class:`~sammy_desktop.tools.desktop.consent.SessionConsent`). Nothing is read before the
-answer is yes. Writing does not ask: it only replaces what the person could paste next.
+private message; nothing is read before the answer is yes. The tool itself never
+remembers a yes: "Always this session" is the confirmation port's choice (the UI's
+``QtConfirmationPort`` answers yes without showing the sheet until the session ends).
+Writing does not ask: it only replaces what the person could paste next.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sammy_desktop.tools.context import ToolContext
 from sammy_desktop.tools.definition import ToolDefinition, tool
-from sammy_desktop.tools.desktop.consent import SessionConsent
 from sammy_desktop.tools.desktop.ports import ClipboardPort
 from sammy_desktop.tools.kinds import ToolBehavior, ToolCategory
 from sammy_desktop.tools.results import ToolErrorKind, ToolResult
@@ -80,16 +80,13 @@ def _no_clipboard() -> ToolResult[Any]:
     )
 
 
-def clipboard_tools(
-    clipboard: ClipboardPort | None, consent: SessionConsent
-) -> list[ToolDefinition[Any, Any]]:
+def clipboard_tools(clipboard: ClipboardPort | None) -> list[ToolDefinition[Any, Any]]:
     """The tools readClipboard and writeClipboard over ``clipboard``.
 
     With ``clipboard`` None both answer that there is no clipboard.
 
     Args:
         clipboard: the UI's clipboard.
-        consent: the session's standing permissions ("always" for readClipboard).
     """
 
     @tool(
@@ -104,12 +101,11 @@ def clipboard_tools(
     ) -> ReadClipboardOutput | ToolResult[ReadClipboardOutput]:
         """Read the text on the person's clipboard, when they ask about what they copied.
 
-        The person is asked to allow it each time unless they chose "always" for this
-        session.
+        The person is asked to allow it each time.
         """
         if clipboard is None:
             return _no_clipboard()
-        if not consent.is_allowed(READ_CLIPBOARD) and not await context.confirm(_READ_PROMPT):
+        if not await context.confirm(_READ_PROMPT):
             return ToolResult.failure(
                 "The person did not allow reading the clipboard (they said no or did not "
                 "answer); nothing was read. Do not try again unless they ask.",

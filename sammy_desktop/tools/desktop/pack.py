@@ -3,18 +3,16 @@
 Wiring, in the app's composition root (the UI objects implement the ports)::
 
     timers = TimerService(bus, notifier=tray_notifier)         # once, for the app's life
-    consent = SessionConsent(lambda: agent.snapshot().session_started_at)
     manager = ToolManager(
         bus, services, confirmer=dialogs, state=agent.snapshot,
-        tools=desktop_tools(timers=timers, clipboard=qt_clipboard, consent=consent),
+        tools=desktop_tools(timers=timers, clipboard=qt_clipboard),
     )
     # session setup and every context update:
     tools = [*manager.declarations(model), *search_tools(settings)]
     # at quit, before the history closes: timers.shutdown() (emits TimersRunningAtQuit)
 
-The confirmation dialog offers "always for this session" when
-``consent.offers_always(request.tool_name)`` and then calls
-``consent.allow_for_session(name)`` before answering yes. The core delivers
+"Always this session" (readClipboard) is the confirmation port's memory: call
+``QtConfirmationPort.forget_session()`` when a new conversation starts. The core delivers
 ``TimerAnnouncementPending`` texts (``timers.take_announcements()``) to the model at the
 next turn, and shows :func:`~.web_search.grounding_sources` of each server message.
 """
@@ -25,14 +23,13 @@ from typing import Any
 
 from sammy_desktop.tools.definition import ToolDefinition
 from sammy_desktop.tools.desktop.clipboard import clipboard_tools
-from sammy_desktop.tools.desktop.consent import SessionConsent
 from sammy_desktop.tools.desktop.date_time import get_date_time
 from sammy_desktop.tools.desktop.links import link_tools
 from sammy_desktop.tools.desktop.notes import note_tools
 from sammy_desktop.tools.desktop.ports import ApplicationLauncher, ClipboardPort
 from sammy_desktop.tools.desktop.timers import TimerService, timer_tools
 
-__all__ = ["TOOLS_THAT_ASK_FIRST", "desktop_tools"]
+__all__ = ["TOOLS_THAT_ASK_FIRST", "asks_first", "desktop_tools"]
 
 TOOLS_THAT_ASK_FIRST: frozenset[str] = frozenset(
     {"deleteNote", "readClipboard", "openUrl", "openApplication"}
@@ -43,8 +40,7 @@ They ask from inside their handler (``context.confirm``) rather than through
 ``ToolDefinition.requires_confirmation``, because they first check what they were asked
 (the note exists, the address is allowed, the application is listed) so the person is
 never asked about something that would be refused anyway. The settings pane shows
-"asks first" for ``definition.requires_confirmation or definition.name in
-TOOLS_THAT_ASK_FIRST``.
+"asks first" for the tools :func:`asks_first` says yes to.
 """
 
 
@@ -52,7 +48,6 @@ def desktop_tools(
     *,
     timers: TimerService,
     clipboard: ClipboardPort | None,
-    consent: SessionConsent,
     launcher: ApplicationLauncher | None = None,
 ) -> list[ToolDefinition[Any, Any]]:
     """Every tool of the pack, in the order the settings pane lists them.
@@ -60,7 +55,6 @@ def desktop_tools(
     Args:
         timers: the app's timer service (created once; it outlives sessions).
         clipboard: the UI's clipboard; None makes the clipboard tools say it is missing.
-        consent: standing "always for this session" permissions (readClipboard).
         launcher: starts allowed applications; a subprocess launcher when None.
 
     Returns:
@@ -71,6 +65,15 @@ def desktop_tools(
         get_date_time,
         *timer_tools(timers),
         *note_tools(),
-        *clipboard_tools(clipboard, consent),
+        *clipboard_tools(clipboard),
         *link_tools(launcher),
     ]
+
+
+def asks_first(definition: ToolDefinition[Any, Any]) -> bool:
+    """Whether ``definition`` asks the person before it acts (the "asks first" badge).
+
+    True for tools the manager asks for (``requires_confirmation``) and for the pack's
+    tools that ask from inside their handler (:data:`TOOLS_THAT_ASK_FIRST`).
+    """
+    return definition.requires_confirmation or definition.name in TOOLS_THAT_ASK_FIRST

@@ -10,8 +10,8 @@ import pytest
 from google.genai import types
 
 from sammy_desktop.eventbus import EventBus
-from sammy_desktop.tools import AgentStateSnapshot, ToolManager
-from sammy_desktop.tools.desktop import SessionConsent, TimerService, desktop_tools
+from sammy_desktop.tools import ToolManager
+from sammy_desktop.tools.desktop import TimerService, desktop_tools
 from tests.tools.conftest import FIXED_NOW, ManagerFactory
 from tests.tools.desktop.fakes import (
     FakeClipboard,
@@ -48,11 +48,6 @@ def launcher() -> RecordingLauncher:
 
 
 @pytest.fixture
-def consent(snapshot: AgentStateSnapshot) -> SessionConsent:
-    return SessionConsent(lambda: snapshot.session_started_at)
-
-
-@pytest.fixture
 def timers(bus: EventBus, notifier: RecordingNotifier, scheduler: ManualScheduler) -> TimerService:
     return TimerService(bus, notifier, wall_clock=lambda: FIXED_NOW, scheduler=scheduler)
 
@@ -62,13 +57,12 @@ def make_pack_manager(
     make_manager: ManagerFactory,
     timers: TimerService,
     clipboard: FakeClipboard,
-    consent: SessionConsent,
     launcher: RecordingLauncher,
 ) -> ManagerFactory:
     """A manager with the built-ins and the whole desktop pack; options go to ToolManager."""
 
     def build(**options: Any) -> ToolManager:
-        pack = desktop_tools(timers=timers, clipboard=clipboard, consent=consent, launcher=launcher)
+        pack = desktop_tools(timers=timers, clipboard=clipboard, launcher=launcher)
         return make_manager(*pack, **options)
 
     return build

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
-import pytest
-
 from sammy_desktop.eventbus import EventBus
-from sammy_desktop.tools import AgentStateSnapshot, ConfirmationRequested, ToolServices
-from sammy_desktop.tools.desktop import SessionConsent, clipboard_tools
+from sammy_desktop.tools import ConfirmationRequest, ConfirmationRequested, ToolServices
+from sammy_desktop.tools.desktop import clipboard_tools
 from sammy_desktop.tools.desktop.clipboard import MAX_READ_CHARS
 from tests.tools.conftest import EventLog, ManagerFactory
 from tests.tools.desktop.conftest import Call, error, output
@@ -44,35 +40,22 @@ async def test_read_asks_every_time_without_a_standing_permission(
     assert len(confirmer.requests) == 2
 
 
-async def test_always_for_the_session_stops_the_questions_until_the_next_session(
-    make_manager: ManagerFactory, call: Call, clipboard: FakeClipboard, snapshot: AgentStateSnapshot
+async def test_an_always_answer_is_the_confirmation_ports_choice(
+    make_pack_manager: ManagerFactory, call: Call, clipboard: FakeClipboard
 ) -> None:
-    session = {"key": snapshot.session_started_at}
-    consent = SessionConsent(lambda: session["key"])
-    confirmer = ScriptedConfirmer(True)
-    manager = make_manager(*clipboard_tools(clipboard, consent), confirmer=confirmer)
-    await call(manager, "readClipboard", {}, "r1")
-    assert consent.offers_always("readClipboard")
-    consent.allow_for_session("readClipboard")  # what the dialog does on "Always"
-    confirmer.answer = False  # would refuse if asked
-    output(await call(manager, "readClipboard", {}, "r2"))
-    assert len(confirmer.requests) == 1
-    assert session["key"] is not None
-    session["key"] = session["key"] + timedelta(hours=1)  # a new conversation
-    error(await call(manager, "readClipboard", {}, "r3"))
-    assert len(confirmer.requests) == 2
-    assert clipboard.reads == 2
+    """The tool asks on every call; a port that remembers "always" answers without a sheet."""
 
+    class AlwaysThisSession(ScriptedConfirmer):
+        async def confirm(self, request: ConfirmationRequest) -> bool:
+            self.requests.append(request)
+            return True
 
-def test_only_offering_tools_get_an_always_choice() -> None:
-    consent = SessionConsent(lambda: 1)
-    assert not consent.offers_always("openUrl")
-    with pytest.raises(ValueError, match="must ask every time"):
-        consent.allow_for_session("openUrl")
-    consent.allow_for_session("readClipboard")
-    assert consent.is_allowed("readClipboard")
-    consent.revoke("readClipboard")
-    assert not consent.is_allowed("readClipboard")
+    confirmer = AlwaysThisSession(True)
+    manager = make_pack_manager(confirmer=confirmer)
+    for number in range(3):
+        output(await call(manager, "readClipboard", {}, f"r{number}"))
+    assert len(confirmer.requests) == 3
+    assert clipboard.reads == 3
 
 
 async def test_read_empty_non_text_and_long_clipboards(
@@ -118,9 +101,7 @@ async def test_without_a_clipboard_both_tools_say_so(
     bus: EventBus, services: ToolServices, make_manager: ManagerFactory, call: Call
 ) -> None:
     confirmer = ScriptedConfirmer(True)
-    manager = make_manager(
-        *clipboard_tools(None, SessionConsent(lambda: None)), confirmer=confirmer
-    )
+    manager = make_manager(*clipboard_tools(None), confirmer=confirmer)
     read = error(await call(manager, "readClipboard", {}, "r"))
     write = error(await call(manager, "writeClipboard", {"text": "x"}, "w"))
     assert "no clipboard" in read["problems"][0]

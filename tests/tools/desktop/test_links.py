@@ -14,7 +14,6 @@ from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools import AgentStateSnapshot, ToolManager, ToolServices
 from sammy_desktop.tools.desktop import (
     ALLOWED_URL_SCHEMES,
-    SessionConsent,
     SubprocessLauncher,
     TimerService,
     check_url,
@@ -52,13 +51,12 @@ def url_manager(
     snapshot: AgentStateSnapshot,
     timers: TimerService,
     clipboard: FakeClipboard,
-    consent: SessionConsent,
     launcher: RecordingLauncher,
 ) -> ManagerFactory:
     """A manager with the pack whose services can open URLs (the UI's opener)."""
 
     def build(**options: Any) -> ToolManager:
-        pack = desktop_tools(timers=timers, clipboard=clipboard, consent=consent, launcher=launcher)
+        pack = desktop_tools(timers=timers, clipboard=clipboard, launcher=launcher)
         return ToolManager(
             bus,
             services_with_opener,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sammy_desktop.config import Settings
 from sammy_desktop.tools import ToolBehavior, ToolCallFailed, ToolCategory, ToolErrorKind
-from sammy_desktop.tools.desktop import TOOLS_THAT_ASK_FIRST
+from sammy_desktop.tools.desktop import TOOLS_THAT_ASK_FIRST, asks_first
 from tests.tools.conftest import EventLog, ManagerFactory
 from tests.tools.desktop.conftest import ASYNC_MODEL, SYNC_MODEL, Call, error
 
@@ -44,6 +44,7 @@ def test_categories_and_asking_first_for_the_settings_pane(
         assert tools[name].description.strip()
         assert tools[name].parameters_json_schema["type"] == "object"
     # Tools that ask the person leave time for the answer before their own timeout.
+    assert {name for name in PACK if asks_first(tools[name])} == TOOLS_THAT_ASK_FIRST
     for name in TOOLS_THAT_ASK_FIRST:
         timeout = tools[name].timeout_s
         assert timeout is not None and timeout > tools[name].confirmation_timeout_s
