@@ -95,6 +95,8 @@ class ConfirmationSheet(QWidget):
         self.arguments_label.setWordWrap(True)
         self.arguments_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.arguments_label.setAccessibleName("Arguments")
+        # Margins, not stylesheet padding: word-wrapped labels size themselves right then.
+        self.arguments_label.setContentsMargins(10, 8, 10, 8)
         self.countdown_label = QLabel(self.card)
         self.countdown_label.setObjectName("sheetCountdown")
         card_layout.addWidget(self.title_label)
@@ -104,18 +106,18 @@ class ConfirmationSheet(QWidget):
 
         buttons = QHBoxLayout()
         buttons.setSpacing(8)
-        self.always_button = QPushButton("Always this session", self.card)
-        self.always_button.setAccessibleName("Approve always for this session")
-        self.deny_button = QPushButton("Deny  (Esc)", self.card)
+        self.deny_button = QPushButton("Deny (Esc)", self.card)
         self.deny_button.setAccessibleName("Deny")
-        self.approve_button = QPushButton("Approve  (Enter)", self.card)
+        self.approve_button = QPushButton("Approve (Enter)", self.card)
         self.approve_button.setObjectName("primaryButton")
         self.approve_button.setAccessibleName("Approve")
-        buttons.addWidget(self.always_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.deny_button)
-        buttons.addWidget(self.approve_button)
+        buttons.addWidget(self.deny_button, 1)
+        buttons.addWidget(self.approve_button, 1)
         card_layout.addLayout(buttons)
+        self.always_button = QPushButton("Always allow this session", self.card)
+        self.always_button.setObjectName("linkButton")
+        self.always_button.setAccessibleName("Approve always for this session")
+        card_layout.addWidget(self.always_button, 0, Qt.AlignmentFlag.AlignHCenter)
         outer.addWidget(self.card)
         # Natural tab order inside the sheet: the safe choice first after Approve.
         QWidget.setTabOrder(self.approve_button, self.deny_button)
@@ -179,6 +181,7 @@ class ConfirmationSheet(QWidget):
     def _present(self, request: ConfirmationRequest) -> None:
         self._current = request
         self.title_label.setText(f"Allow {request.tool_name}?")
+        self.always_button.setText(f"Always allow {request.tool_name} this session")
         self.prompt_label.setText(request.prompt)
         self.arguments_label.setText(_format_arguments(request.arguments))
         self.setAccessibleDescription(request.prompt)

@@ -219,6 +219,7 @@ class MainWindow(QMainWindow):
     def _build(self) -> None:
         central = QWidget(self)
         central.setObjectName("central")
+        self._central = central
         layout = QVBoxLayout(central)
         layout.setContentsMargins(16, 12, 16, 12)
         layout.setSpacing(8)
@@ -257,6 +258,15 @@ class MainWindow(QMainWindow):
         self.confirmation_sheet = ConfirmationSheet(self._conversation)
         layout.addWidget(self.stack, 1)
         self.welcome: QWidget | None = None
+
+        # Everything under the conversation; hidden while the welcome panel shows.
+        self.bottom_panel = QWidget(central)
+        bottom = QVBoxLayout(self.bottom_panel)
+        bottom.setContentsMargins(0, 0, 0, 0)
+        bottom.setSpacing(8)
+        layout.addWidget(self.bottom_panel)
+        central = self.bottom_panel
+        layout = bottom
 
         input_row = QHBoxLayout()
         input_row.setSpacing(8)
@@ -312,7 +322,7 @@ class MainWindow(QMainWindow):
         self.status_line.setAccessibleName("Status")
         layout.addWidget(self.status_line)
         self._update_status_line()
-        self.setCentralWidget(central)
+        self.setCentralWidget(self._central)
 
         QWidget.setTabOrder(self.settings_button, self.transcript)
         QWidget.setTabOrder(self.transcript, self.message_input)
@@ -413,10 +423,12 @@ class MainWindow(QMainWindow):
         """Show the first-run panel instead of the transcript."""
         if self.welcome is not None:
             self.stack.setCurrentWidget(self.welcome)
+            self.bottom_panel.hide()
 
     def show_conversation(self) -> None:
         """Show the transcript (after a key was saved or the demo started)."""
         self.stack.setCurrentWidget(self._conversation)
+        self.bottom_panel.show()
 
     def set_tray_available(self, available: bool) -> None:
         """Whether a tray icon exists, so closing can hide the window to it."""
@@ -639,6 +651,8 @@ class MainWindow(QMainWindow):
             hint = "Connecting… keep talking"
         elif self._talking:
             hint = "Listening… click again to send" if self._toggle_mode() else "Listening…"
+        elif self._state is AgentState.USER_SPEAKING:
+            hint = "Listening…"
         elif self._state is AgentState.ASSISTANT_SPEAKING:
             hint = "Speaking · Esc to stop"
         elif self._state is AgentState.THINKING:

@@ -213,7 +213,7 @@ class SettingsWindow(QWidget):
         self.section_list = QListWidget(self)
         self.section_list.setObjectName("sectionList")
         self.section_list.setAccessibleName("Sections")
-        self.section_list.setFixedWidth(190)
+        self.section_list.setFixedWidth(212)
         self.section_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.pages = QStackedWidget(self)
         layout.addWidget(self.section_list)
@@ -310,6 +310,7 @@ class SettingsWindow(QWidget):
         self.save_key_button.setObjectName("primaryButton")
         self.remove_key_button = QPushButton("Remove key")
         self.remove_key_button.setObjectName("dangerButton")
+        self.remove_key_button.setEnabled(False)  # until the keyring says a key is there
         buttons.addWidget(self.save_key_button)
         buttons.addWidget(self.remove_key_button)
         buttons.addStretch(1)

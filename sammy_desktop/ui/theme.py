@@ -10,6 +10,7 @@ stylesheet through ``qproperty-`` entries, so they follow along without extra wi
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from string import Template
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -130,13 +131,16 @@ DARK = Palette(
 )
 
 
-def render_stylesheet(template: str, palette: Palette) -> str:
+def render_stylesheet(template: str, palette: Palette, icons_dir: Path) -> str:
     """Fill ``template``'s ``${name}`` placeholders from ``palette``.
+
+    ``${icons_dir}`` is the folder of the icons the stylesheet itself uses (arrows).
 
     Raises:
         KeyError: the template names a colour the palette does not have.
     """
     values = {key: str(value) for key, value in asdict(palette).items()}
+    values["icons_dir"] = icons_dir.as_posix()
     return Template(template).substitute(values)
 
 
@@ -197,7 +201,8 @@ class ThemeController(QObject):
         return DARK if scheme == Qt.ColorScheme.Dark else LIGHT
 
     def _apply(self) -> None:
-        self._app.setStyleSheet(render_stylesheet(self._template, self._palette))
+        icons = self._assets.root / "icons"
+        self._app.setStyleSheet(render_stylesheet(self._template, self._palette, icons))
         self.palette_changed.emit(self._palette)
 
     def _on_color_scheme_changed(self, _scheme: Qt.ColorScheme) -> None:

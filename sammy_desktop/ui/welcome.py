@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from sammy_desktop.config.secrets import SecretStore, SecretStoreError
 from sammy_desktop.ui.controls import UiTasks
@@ -51,7 +51,7 @@ class WelcomePanel(QWidget):
         self.setAccessibleName("Welcome")
 
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(16, 24, 16, 16)
+        layout.setContentsMargins(24, 24, 24, 16)
         layout.setSpacing(12)
         layout.addStretch(1)
         icon = QLabel(self)
@@ -72,16 +72,15 @@ class WelcomePanel(QWidget):
         text.setAlignment(Qt.AlignmentFlag.AlignCenter)
         layout.addWidget(text)
 
-        row = QHBoxLayout()
         self.key_input = QLineEdit(self)
         self.key_input.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_input.setPlaceholderText("Paste your Gemini API key")
         self.key_input.setAccessibleName("Gemini API key")
         self.save_button = QPushButton("Save and connect", self)
         self.save_button.setObjectName("primaryButton")
-        row.addWidget(self.key_input, 1)
-        row.addWidget(self.save_button)
-        layout.addLayout(row)
+        layout.addSpacing(8)
+        layout.addWidget(self.key_input)
+        layout.addWidget(self.save_button)
         self.error_label = QLabel("", self)
         self.error_label.setObjectName("welcomeError")
         self.error_label.setWordWrap(True)
@@ -92,11 +91,12 @@ class WelcomePanel(QWidget):
         self.demo_button.setAccessibleDescription(
             "Talk to a local simulator that answers without a key or internet."
         )
-        demo_row = QHBoxLayout()
-        demo_row.addStretch(1)
-        demo_row.addWidget(self.demo_button)
-        demo_row.addStretch(1)
-        layout.addLayout(demo_row)
+        layout.addSpacing(16)
+        or_label = QLabel("or", self)
+        or_label.setObjectName("welcomeText")
+        or_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(or_label)
+        layout.addWidget(self.demo_button)
         note = QLabel("No key, no internet: the demo answers from a local simulator.", self)
         note.setObjectName("welcomeText")
         note.setAlignment(Qt.AlignmentFlag.AlignCenter)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.config import Theme
+from sammy_desktop.config.secrets import SecretStore
 from sammy_desktop.core.events import (
     AgentState,
     Reconnected,
@@ -24,6 +25,7 @@ from sammy_desktop.core.events import (
     TurnStats,
 )
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.tools.context import ConfirmationRequest
 from sammy_desktop.tools.events import ContextShared, ToolCallFinished, ToolCallStarted
 from sammy_desktop.tools.results import ToolResult
 from sammy_desktop.ui.bridge import EventBridge
@@ -31,6 +33,7 @@ from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.theme import ThemeController
+from sammy_desktop.ui.welcome import WelcomePanel
 
 from .conftest import FakeAgent
 
@@ -117,3 +120,53 @@ def test_main_window_screenshot(
     card = window.transcript.tool_card("c1")
     assert card is not None
     _save(card, test_output_dir, f"tool-card-{theme_name.value}.png")
+
+
+def test_welcome_and_confirmation_screenshots(
+    qtbot: QtBot,
+    theme: ThemeController,
+    bridge: EventBridge,
+    bus: EventBus,
+    agent: FakeAgent,
+    settings_state: SettingsState,
+    test_output_dir: Path,
+) -> None:
+    tasks = UiTasks()
+    window = MainWindow(
+        settings_state.settings,
+        on_quit=lambda: None,
+        theme=theme,
+        bridge=bridge,
+        controls=agent,
+        tasks=tasks,
+        settings_state=settings_state,
+    )
+    qtbot.addWidget(window)
+    welcome = WelcomePanel(
+        SecretStore(environ={}), theme, tasks, on_key_saved=lambda: None, on_try_demo=lambda: None
+    )
+    window.set_welcome(welcome)
+    window.show()
+    qtbot.waitExposed(window)
+    _save(window, test_output_dir, "welcome.png")
+
+    window.show_conversation()
+    agent.move_to(AgentState.READY)
+    bus.emit(
+        TranscriptUpdated(
+            speaker=Speaker.USER, text="Open the Python docs please", final=True, turn_id=1
+        )
+    )
+    bus.emit(ToolCallStarted("c9", "openLink", {"url": "https://docs.python.org"}))
+    window.confirmation_sheet.ask(
+        ConfirmationRequest(
+            call_id="c9",
+            tool_name="openLink",
+            prompt="Open https://docs.python.org in your web browser?",
+            arguments={"url": "https://docs.python.org"},
+            timeout_s=60,
+        )
+    )
+    qtbot.wait(50)
+    _save(window, test_output_dir, "confirmation-sheet.png")
+    window.confirmation_sheet.deny()
