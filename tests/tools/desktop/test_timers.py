@@ -382,3 +382,29 @@ def test_durations(text: str, seconds: float) -> None:
 def test_bad_durations(text: str, problem: str) -> None:
     with pytest.raises(ValueError, match=problem):
         parse_duration(text)
+
+
+@pytest.mark.xfail(
+    raises=TimeoutError,
+    strict=True,
+    reason="ToolManager.handle sends ordinary answers only after every call of the message, "
+    "an open timer included (patch proposed in the tool pack's report)",
+)
+async def test_a_sibling_call_is_answered_while_the_timer_runs(
+    manager_for: Callable[[str], ToolManager], scheduler: ManualScheduler
+) -> None:
+    manager = manager_for(ASYNC_MODEL)
+    responder = WaitingResponder()
+    both = types.LiveServerToolCall(
+        function_calls=[
+            *(set_timer_call().function_calls or ()),
+            types.FunctionCall(id="fc-2", name="getDateTime", args={}),
+        ]
+    )
+    task = asyncio.create_task(manager.handle(both, responder), name="timer-and-time")
+    try:
+        answered = await responder.wait_for(2, timeout_s=1.0)
+        assert {response.id for response in answered} == {"fc-1", "fc-2"}
+    finally:
+        scheduler.advance(600)
+        await asyncio.wait_for(task, WAIT_S)
