@@ -242,7 +242,7 @@ class Settings(BaseModel):
         default_factory=dict,
         title="Applications the assistant may open",
         description="Name -> the command that starts it, as a list of arguments (program "
-        "first), e.g. Calculator -> [\"gnome-calculator\"]. The assistant can open only "
+        'first), e.g. Calculator -> ["gnome-calculator"]. The assistant can open only '
         "these, and asks you first. Commands run without a shell.",
         json_schema_extra=_section("Tools"),
     )
