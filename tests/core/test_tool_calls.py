@@ -23,6 +23,7 @@ from sammy_desktop.sim import (
     CallTools,
     CancelToolCalls,
     FunctionCallSpec,
+    InputTranscription,
     OnActivityEnd,
     OnToolResponse,
     Received,
@@ -264,3 +265,40 @@ async def test_a_call_the_runner_left_unanswered_is_answered_by_the_core(
         [response] = _responses(h)
         assert response["id"] == "q"
         assert "error" in response["response"]
+
+
+async def test_escalate_attaches_the_transcript_the_core_keeps(
+    core_harness: HarnessFactory,
+) -> None:
+    scenario = Scenario(
+        turns=[
+            Turn(
+                OnActivityEnd(),
+                [
+                    InputTranscription(text="my screen is broken"),
+                    Tone(duration_s=0.1, transcript="Let me get a human."),
+                    CallTools(
+                        calls=(
+                            FunctionCallSpec(
+                                name="escalate",
+                                args={"reason": "broken screen", "category": "technical_support"},
+                                id="esc",
+                            ),
+                        )
+                    ),
+                ],
+            ),
+            Turn(OnToolResponse(), [TurnComplete()]),
+        ]
+    )
+    async with core_harness(scenario) as h:
+        await h.ready()
+        await h.say(speech(0.2))
+        await h.events.wait_for(TurnStats)
+        [response] = _responses(h)
+        assert "error" not in response["response"]
+        [record_path] = list(h.paths.escalations_dir.glob("*.json"))
+        record = json.loads(record_path.read_text(encoding="utf-8"))
+        spoken = [(line["role"], line["text"]) for line in record["transcript"]]
+        assert ("user", "my screen is broken") in spoken
+        assert record["app_state"]["talk_mode"] == "push_to_talk"
