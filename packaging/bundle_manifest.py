@@ -28,6 +28,10 @@ MIC_USAGE: Final = (
 RESOURCE_FILES: Final[tuple[str, ...]] = (
     "icons/alert.svg",
     "icons/app.svg",
+    "icons/arrow-down-dark.svg",
+    "icons/arrow-down-light.svg",
+    "icons/arrow-up-dark.svg",
+    "icons/arrow-up-light.svg",
     "icons/check.svg",
     "icons/chevron-down.svg",
     "icons/clock.svg",

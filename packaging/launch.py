@@ -16,9 +16,14 @@ def _app_knows_self_test() -> bool:
 
 if __name__ == "__main__":
     if "--self-test" in sys.argv[1:] and not _app_knows_self_test():
+        from sammy_desktop.config import AppPaths
         from sammy_desktop.selftest import run_self_test
 
-        if sys.stdout is None:  # a windowed Windows build has no console
-            sys.exit(2)
-        sys.exit(run_self_test(sys.stdout))
+        if sys.stdout is not None:
+            sys.exit(run_self_test(sys.stdout))
+        # A windowed Windows build started without redirection has no console.
+        paths = AppPaths.default()
+        paths.ensure()
+        with (paths.log_dir / "self-test.txt").open("w", encoding="utf-8") as report:
+            sys.exit(run_self_test(report))
     sys.exit(main())

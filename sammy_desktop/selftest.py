@@ -24,7 +24,7 @@ import ssl
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
@@ -34,9 +34,17 @@ from sammy_desktop import __version__
 if TYPE_CHECKING:
     from google.genai import live, types
 
-    from sammy_desktop.sim import LiveSimulator
+    from sammy_desktop.sim import LiveSimulator, Scenario
+    from sammy_desktop.tools import ToolManager
 
-__all__ = ["STEP_NAMES", "SelfTestFailure", "StepResult", "run_self_test", "run_steps"]
+__all__ = [
+    "LOAD_CHECKS",
+    "STEP_NAMES",
+    "SelfTestFailure",
+    "StepResult",
+    "run_self_test",
+    "run_steps",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -145,7 +153,7 @@ async def _run_async_step(
     try:
         outcome: BaseException | str = await asyncio.wait_for(step(), timeout_s)
     except TimeoutError:
-        outcome = SelfTestFailure(f"no result within {timeout_s:.0f} s")
+        outcome = SelfTestFailure(f"no result within {timeout_s:g} s")
     except Exception as exc:  # noqa: BLE001 - the report must name any failure, then go on
         outcome = exc
     return _record(report, name, started, outcome)
@@ -240,7 +248,8 @@ def _native_platform_plugins() -> tuple[str, ...]:
 def check_qt() -> str:
     """Qt's platform plugins load, and the app icon renders from the shipped resources."""
     from PySide6.QtCore import QLibraryInfo, QPluginLoader
-    from PySide6.QtGui import QGuiApplication, QIcon
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
 
     plugins_dir = Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.PluginsPath)) / "platforms"
     loaded = []
@@ -254,7 +263,9 @@ def check_qt() -> str:
                 f"the Qt platform plugin {name!r} fails to load: {loader.errorString()}"
             )
         loaded.append(name)
-    app = QGuiApplication.instance() or QGuiApplication(
+    # A QApplication (not a QGuiApplication) so that a process which goes on to open
+    # windows, a test session for one, can keep using it.
+    app = QApplication.instance() or QApplication(
         [sys.argv[0] if sys.argv else "sammy-desktop", "-platform", "offscreen"]
     )
     icon_file = _resources_dir() / "icons" / "app.svg"
@@ -296,7 +307,7 @@ class _Conversation:
     tool_declarations: list[types.Tool] = field(default_factory=list)
 
 
-def self_test_scenario() -> object:
+def self_test_scenario() -> Scenario:
     """The simulated model's script: echo the spoken turn, then call one tool."""
     from sammy_desktop.sim import (
         CallTools,
@@ -338,14 +349,12 @@ class _EndToEnd:
     def __init__(self, conversation: _Conversation, stack: contextlib.AsyncExitStack) -> None:
         self._conversation = conversation
         self._stack = stack
-        self._tools: object | None = None
+        self._tools: ToolManager | None = None
 
     async def start_simulator(self) -> str:
-        from sammy_desktop.sim import LiveSimulator, Scenario
+        from sammy_desktop.sim import LiveSimulator
 
-        scenario = self_test_scenario()
-        assert isinstance(scenario, Scenario)
-        simulator = LiveSimulator(scenario, api_keys=(SELF_TEST_KEY,))
+        simulator = LiveSimulator(self_test_scenario(), api_keys=(SELF_TEST_KEY,))
         await self._stack.enter_async_context(simulator)
         self._conversation.simulator = simulator
         return f"listening on {simulator.base_url} with a throwaway TLS certificate"
@@ -413,12 +422,10 @@ class _EndToEnd:
     async def tool_call(self) -> str:
         from google.genai import types
 
-        from sammy_desktop.tools import ToolManager
-
         session = self._require_session()
         manager = self._tools
-        if not isinstance(manager, ToolManager):
-            raise SelfTestFailure("the tool manager was not built (connect failed)")
+        if manager is None:
+            raise SelfTestFailure("skipped: the tool manager was not built")
         sent: list[types.FunctionResponse] = []
 
         async def respond(responses: list[types.FunctionResponse]) -> None:
@@ -521,21 +528,42 @@ async def _run_end_to_end(report: _Report, timeout_s: float) -> None:
                 await _run_async_step(report, name, step, timeout_s)
 
 
-def run_steps(stream: TextIO, *, timeout_s: float = STEP_TIMEOUT_S) -> list[StepResult]:
+def run_steps(
+    stream: TextIO,
+    *,
+    timeout_s: float = STEP_TIMEOUT_S,
+    checks: Sequence[tuple[str, Callable[[], str]]] = LOAD_CHECKS,
+) -> list[StepResult]:
     """Run every step, writing each report line as it ends; return the results.
 
     The loading checks run first, on this thread (Qt wants the main thread); the
     end-to-end steps then run on a fresh asyncio loop, each within ``timeout_s``.
+
+    Args:
+        stream: where the report lines go.
+        timeout_s: the most each end-to-end step may take.
+        checks: the loading checks, as (name, function) pairs; the default is
+            :data:`LOAD_CHECKS`.
     """
     report = _Report(stream)
-    for name, check in LOAD_CHECKS:
+    for name, check in checks:
         _run_check(report, name, check)
     asyncio.run(_run_end_to_end(report, timeout_s))
     return report.results
 
 
-def run_self_test(stream: TextIO) -> int:
+def run_self_test(
+    stream: TextIO,
+    *,
+    timeout_s: float = STEP_TIMEOUT_S,
+    checks: Sequence[tuple[str, Callable[[], str]]] = LOAD_CHECKS,
+) -> int:
     """Run the self-test, print the report to ``stream``, return the process exit code.
+
+    Args:
+        stream: where the report goes (stdout for ``--self-test``).
+        timeout_s: the most each end-to-end step may take.
+        checks: the loading checks (tests pass their own).
 
     Returns:
         0 when every step passed, 1 when any failed (the last line names them).
@@ -543,7 +571,7 @@ def run_self_test(stream: TextIO) -> int:
     frozen = "frozen" if getattr(sys, "frozen", False) else "not frozen"
     stream.write(f"sammy-desktop {__version__} self-test ({frozen}, {sys.platform})\n")
     started = time.perf_counter()
-    results = run_steps(stream)
+    results = run_steps(stream, timeout_s=timeout_s, checks=checks)
     elapsed = time.perf_counter() - started
     failed = [r.name for r in results if not r.ok]
     if failed:

@@ -1,0 +1,117 @@
+"""``--self-test`` run in-process: every step passes here, and failures are named."""
+
+from __future__ import annotations
+
+import io
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from sammy_desktop import selftest
+from sammy_desktop.selftest import LOAD_CHECKS, STEP_NAMES, SelfTestFailure, run_self_test
+
+STEP_LINE = re.compile(r"^  (ok|FAILED) +(\S+) +\d+ ms  (.+)$")
+
+
+def _step_lines(report: str) -> list[tuple[str, str, str]]:
+    lines = report.splitlines()
+    steps = []
+    for line in lines[1:-1]:
+        match = STEP_LINE.match(line)
+        assert match, f"not a step line: {line!r}"
+        status, name, detail = match.groups()
+        steps.append((status, name, detail))
+    return steps
+
+
+def test_every_step_passes_in_a_development_install() -> None:
+    out = io.StringIO()
+
+    code = run_self_test(out)
+
+    report = out.getvalue()
+    assert code == 0, report
+    assert report.splitlines()[0].startswith("sammy-desktop ")
+    assert "(not frozen," in report.splitlines()[0]
+    steps = _step_lines(report)
+    assert [name for _, name, _ in steps] == list(STEP_NAMES)
+    assert all(status == "ok" for status, _, _ in steps), report
+    details = {name: detail for _, name, detail in steps}
+    assert "CA certificates" in details["ca-bundle"]
+    assert "SecretService" in details["keyring"]
+    assert "PortAudio V19" in details["portaudio"]
+    assert "frames of 10 ms processed" in details["echo-canceller"]
+    assert "offscreen" in details["qt"]
+    assert "0.50 s of PCM16 at 24000 Hz" in details["push-to-talk"]
+    assert details["tool-call"].startswith("getCurrentContext answered")
+    assert re.fullmatch(r"self-test passed: 9 steps in \d+\.\d\d s", report.splitlines()[-1])
+
+
+def _broken_library() -> str:
+    raise SelfTestFailure("libexample.so is not in this install")
+
+
+def _numpy_like_import_error() -> str:
+    raise ImportError(
+        "\nIMPORTANT: PLEASE READ THIS FOR ADVICE\n\n"
+        "Original error was: libexample.so: cannot open shared object file\n"
+    )
+
+
+def test_a_failing_check_is_named_and_the_other_steps_still_run() -> None:
+    out = io.StringIO()
+    checks = (LOAD_CHECKS[0], ("broken-library", _broken_library), LOAD_CHECKS[1])
+
+    code = run_self_test(out, checks=checks)
+
+    report = out.getvalue()
+    assert code == 1
+    steps = _step_lines(report)
+    assert ("FAILED", "broken-library", "libexample.so is not in this install") in steps
+    statuses = {name: status for status, name, _ in steps}
+    assert statuses["ca-bundle"] == statuses["keyring"] == statuses["tool-call"] == "ok"
+    assert report.splitlines()[-1].startswith("self-test FAILED: broken-library (")
+
+
+def test_an_exception_with_a_page_of_advice_becomes_one_line() -> None:
+    out = io.StringIO()
+
+    code = run_self_test(out, checks=(("numpy", _numpy_like_import_error),))
+
+    assert code == 1
+    steps = _step_lines(out.getvalue())
+    assert steps[0] == (
+        "FAILED",
+        "numpy",
+        "ImportError: Original error was: libexample.so: cannot open shared object file",
+    )
+
+
+def test_steps_that_need_the_simulator_say_they_were_skipped(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The simulator cannot make its certificate authority within 0.1 ms; the CA files it
+    # writes once the cancelled start has finished go to tmp_path.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    out = io.StringIO()
+
+    code = run_self_test(out, checks=(), timeout_s=0.0001)
+
+    assert code == 1
+    assert _step_lines(out.getvalue()) == [
+        ("FAILED", "simulator", "no result within 0.0001 s"),
+        ("FAILED", "connect", "skipped: the simulator did not start"),
+        ("FAILED", "push-to-talk", "skipped: there is no connection"),
+        ("FAILED", "tool-call", "skipped: there is no connection"),
+    ]
+    assert (
+        out.getvalue()
+        .splitlines()[-1]
+        .startswith("self-test FAILED: simulator, connect, push-to-talk, tool-call (")
+    )
+
+
+def test_the_resources_folder_is_found_outside_a_bundle() -> None:
+    assert (selftest._resources_dir() / "icons" / "app.svg").is_file()
