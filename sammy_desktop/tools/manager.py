@@ -348,6 +348,9 @@ class ToolManager:
             return
         capabilities = self._capabilities()
         budget = max(_MIN_CALL_BUDGET_BYTES, self._frame_budget // len(calls))
+        # Streaming calls (a timer, say) answer on their own and may stay open for
+        # minutes: the ordinary answers of the same message must not wait for them.
+        streaming = [self._streams(call, capabilities) for call in calls]
         async with asyncio.TaskGroup() as group:
             tasks = [
                 group.create_task(
@@ -356,9 +359,29 @@ class ToolManager:
                 )
                 for call in calls
             ]
-        responses = [response for task in tasks if (response := task.result()) is not None]
-        if responses:
-            await _send(respond, responses)
+            ordinary = [task for task, streams in zip(tasks, streaming, strict=True) if not streams]
+            if ordinary:
+                await asyncio.wait(ordinary)
+                batch = [r for task in ordinary if (r := task.result()) is not None]
+                if batch:
+                    await _send(respond, batch)
+        late = [
+            r
+            for task, streams in zip(tasks, streaming, strict=True)
+            if streams and (r := task.result()) is not None
+        ]
+        if late:
+            await _send(respond, late)
+
+    def _streams(self, call: types.FunctionCall, capabilities: ModelCapabilities) -> bool:
+        """Whether ``call`` goes to a progress-streaming NON_BLOCKING tool."""
+        entry = self._registry.get(call.name or "")
+        return (
+            entry is not None
+            and capabilities.async_function_calling
+            and entry.definition.behavior is ToolBehavior.NON_BLOCKING
+            and entry.definition.streams_progress
+        )
 
     def cancel(self, ids: Iterable[str]) -> None:
         """Cancel the calls ``ids`` (the server's ``toolCallCancellation``); none is answered.

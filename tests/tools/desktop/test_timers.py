@@ -384,12 +384,6 @@ def test_bad_durations(text: str, problem: str) -> None:
         parse_duration(text)
 
 
-@pytest.mark.xfail(
-    raises=TimeoutError,
-    strict=True,
-    reason="ToolManager.handle sends ordinary answers only after every call of the message, "
-    "an open timer included (patch proposed in the tool pack's report)",
-)
 async def test_a_sibling_call_is_answered_while_the_timer_runs(
     manager_for: Callable[[str], ToolManager], scheduler: ManualScheduler
 ) -> None:
