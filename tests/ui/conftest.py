@@ -117,9 +117,17 @@ def bridge(bus: EventBus, qapp: QApplication) -> Iterator[EventBridge]:
     bridge.deleteLater()
 
 
-@pytest.fixture
-def theme(qapp: QApplication) -> ThemeController:
+@pytest.fixture(scope="session")
+def _theme_controller(qapp: QApplication) -> ThemeController:
+    # One per session: applying a stylesheet restyles every widget alive, which gets slow.
     return ThemeController(qapp, Assets(), Theme.LIGHT)
+
+
+@pytest.fixture
+def theme(_theme_controller: ThemeController) -> Iterator[ThemeController]:
+    _theme_controller.set_theme(Theme.LIGHT)
+    yield _theme_controller
+    _theme_controller.set_theme(Theme.LIGHT)
 
 
 @pytest.fixture

@@ -275,3 +275,69 @@ def test_connect_button_and_end_session(
         assert agent.names() == ["start", "end_session"]
 
     qloop.run(scenario())
+
+
+def test_escape_stops_the_assistant_and_ctrl_comma_opens_settings(
+    qtbot: QtBot,
+    theme: ThemeController,
+    bridge: EventBridge,
+    agent: FakeAgent,
+    settings_state: SettingsState,
+) -> None:
+    stopped: list[bool] = []
+    window = MainWindow(
+        settings_state.settings,
+        on_quit=lambda: None,
+        theme=theme,
+        bridge=bridge,
+        controls=agent,
+        settings_state=settings_state,
+        stop_speaking=lambda: stopped.append(True),
+    )
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    agent.move_to(AgentState.ASSISTANT_SPEAKING)
+    assert window.talk_hint.text() == "Speaking · Esc to stop"
+    QTest.keyClick(window.talk_button, Qt.Key.Key_Escape)
+    assert stopped == [True]
+    with qtbot.waitSignal(window.settings_requested) as blocker:
+        window.settings_button.click()
+    assert blocker.args == [""]
+
+
+def test_earcons_play_when_talking_starts_and_stops(
+    qtbot: QtBot,
+    theme: ThemeController,
+    bridge: EventBridge,
+    agent: FakeAgent,
+    settings_state: SettingsState,
+) -> None:
+    sounds: list[str] = []
+    window = MainWindow(
+        settings_state.settings,
+        on_quit=lambda: None,
+        theme=theme,
+        bridge=bridge,
+        controls=agent,
+        settings_state=settings_state,
+        play_sound=sounds.append,
+    )
+    qtbot.addWidget(window)
+    agent.move_to(AgentState.READY)
+    window.on_talk_pressed()
+    window.on_talk_released()
+    assert sounds == ["listen_start", "listen_stop"]
+    settings_state.update(earcons=False)
+    window.on_talk_pressed()
+    window.on_talk_released()
+    assert sounds == ["listen_start", "listen_stop"]
+
+
+def test_every_control_has_an_accessible_name(window: MainWindow) -> None:
+    from PySide6.QtWidgets import QAbstractButton, QLineEdit
+
+    controls = window.findChildren(QAbstractButton) + window.findChildren(QLineEdit)
+    assert controls
+    for control in controls:
+        assert control.accessibleName(), control.objectName() or type(control).__name__
