@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Final
 
-from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
+from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -48,6 +49,7 @@ from sammy_desktop.core.events import (
     SessionEnded,
     SessionStarted,
     StateChanged,
+    ToolsChanged,
     TurnStats,
     UsageUpdated,
 )
@@ -153,6 +155,7 @@ class MainWindow(QMainWindow):
             :meth:`show_conversation`.
         play_sound: plays a short sound by name (``listen_start``, ``listen_stop``).
         stop_speaking: silences the assistant now (Esc); the app wires playback's flush.
+        geometry_file: where the window's size and position are kept between runs.
     """
 
     settings_requested = Signal(str)
@@ -173,6 +176,7 @@ class MainWindow(QMainWindow):
         welcome: QWidget | None = None,
         play_sound: Callable[[str], None] | None = None,
         stop_speaking: Callable[[], None] | None = None,
+        geometry_file: Path | None = None,
     ) -> None:
         super().__init__()
         self._settings = settings_state.settings if settings_state is not None else settings
@@ -184,6 +188,7 @@ class MainWindow(QMainWindow):
         self._settings_state = settings_state
         self._play_sound = play_sound
         self._stop_speaking = stop_speaking
+        self._geometry_file = geometry_file
         self._demo_mode = demo_mode
         self._tray_available = False
         self._talking = False
@@ -202,6 +207,7 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(self._assets.app_icon())
         self.resize(420, 680)
         self.setMinimumSize(360, 520)
+        self._restore_geometry()
         self.setAccessibleName("Sammy Desktop")
         self._build()
         for index, text in enumerate(notices):
@@ -382,6 +388,7 @@ class MainWindow(QMainWindow):
         bridge.no_response.connect(self.on_no_response)
         bridge.turn_stats.connect(self.on_turn_stats)
         bridge.usage_updated.connect(self.on_usage_updated)
+        bridge.tools_changed.connect(self.on_tools_changed)
         bridge.input_level.connect(self.on_input_level)
         bridge.output_level.connect(self.on_output_level)
         bridge.device_fallback.connect(self.on_device_fallback)
@@ -452,10 +459,33 @@ class MainWindow(QMainWindow):
     def close_for_quit(self) -> None:
         """Close the window as part of quitting (does not ask to quit again)."""
         self._quitting = True
+        self._save_geometry()
         app = QApplication.instance()
         if app is not None:
             app.removeEventFilter(self)
         self.close()
+
+    def _restore_geometry(self) -> None:
+        if self._geometry_file is None:
+            return
+        try:
+            data = self._geometry_file.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            _log.info("window geometry not restored: %s", exc)
+            return
+        if not self.restoreGeometry(QByteArray(data)):
+            _log.info("window geometry in %s not usable; default size", self._geometry_file)
+
+    def _save_geometry(self) -> None:
+        if self._geometry_file is None or not self.isVisible():
+            return
+        try:
+            self._geometry_file.parent.mkdir(parents=True, exist_ok=True)
+            self._geometry_file.write_bytes(self.saveGeometry().data())
+        except OSError as exc:  # a read-only profile must not stop the window closing
+            _log.info("window geometry not saved: %s", exc)
 
     # ------------------------------------------------------------------ talking
 
@@ -594,6 +624,7 @@ class MainWindow(QMainWindow):
         if self._quitting:
             event.accept()
             return
+        self._save_geometry()
         if self._settings.close_to_tray and self._tray_available:
             self.hide()
             event.ignore()
@@ -809,6 +840,14 @@ class MainWindow(QMainWindow):
         if event.first_audio_ms is not None:
             self._last_turn_ms = event.first_audio_ms
         self._update_status_line()
+
+    def on_tools_changed(self, event: ToolsChanged) -> None:
+        """Say that the assistant's tools changed, and when that takes effect."""
+        if self._state not in _RUNNING:
+            return
+        when = "now" if event.applied_live else "after reconnecting"
+        count = len(event.enabled)
+        self.transcript.add_note(f"Tools updated: {count} available to Sammy {when}")
 
     def on_usage_updated(self, event: UsageUpdated) -> None:
         """Token use goes in the status line's tooltip."""

@@ -45,6 +45,7 @@ from sammy_desktop.config.secrets import (
 )
 from sammy_desktop.config.settings import DEFAULT_MODEL
 from sammy_desktop.config.store import SettingsError
+from sammy_desktop.core.events import ToolsChanged
 from sammy_desktop.tools.capabilities import capabilities_for
 from sammy_desktop.tools.kinds import ToolCategory
 from sammy_desktop.ui.bridge import EventBridge
@@ -422,6 +423,10 @@ class SettingsWindow(QWidget):
         intro.setObjectName("fieldDescription")
         intro.setWordWrap(True)
         page.addWidget(intro)
+        self.tools_status = QLabel("")
+        self.tools_status.setObjectName("fieldDescription")
+        self.tools_status.setAccessibleName("Tool changes")
+        page.addWidget(self.tools_status)
         by_category: dict[ToolCategory, list[ToolInfo]] = {}
         for tool in self._tools.tools:
             by_category.setdefault(tool.category, []).append(tool)
@@ -528,6 +533,7 @@ class SettingsWindow(QWidget):
             self.test_tone_button.clicked.connect(self._on_test_tone)
         if self._bridge is not None:
             self._bridge.input_level.connect(self.mic_meter.set_dbfs)
+            self._bridge.tools_changed.connect(self.on_tools_changed)
         close = QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self)
         close.activated.connect(self.close)
         escape = QShortcut(QKeySequence("Esc"), self)
@@ -597,6 +603,15 @@ class SettingsWindow(QWidget):
         self.refresh_button.setEnabled(False)
         self.devices_note.setText("Looking for devices…")
         self._tasks.run(self._load_devices(self._list_devices), "ui-list-devices")
+
+    def on_tools_changed(self, event: ToolsChanged) -> None:
+        """Say whether the last switch reached the running conversation."""
+        if not hasattr(self, "tools_status"):
+            return
+        if event.applied_live:
+            self.tools_status.setText("Applied to the running conversation.")
+        else:
+            self.tools_status.setText("Saved; applies when the assistant next connects.")
 
     # ------------------------------------------------------------------ internals
 

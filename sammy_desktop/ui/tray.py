@@ -33,6 +33,7 @@ class TrayIcon(QObject):
         window: the main window it shows, hides and talks through.
         bridge: state changes recolour the icon.
         on_quit: the app's quit.
+        demo_mode: label the tooltip as the offline demo.
         parent: the Qt parent.
     """
 
@@ -41,13 +42,16 @@ class TrayIcon(QObject):
         window: MainWindow,
         bridge: EventBridge,
         on_quit: Callable[[], None],
+        *,
+        demo_mode: bool = False,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._window = window
+        self._name = "Sammy (offline demo)" if demo_mode else "Sammy"
         self._assets = window.assets
         self.icon = QSystemTrayIcon(self._assets.app_icon("tray-idle"), self)
-        self.icon.setToolTip("Sammy: Disconnected")
+        self.icon.setToolTip(f"{self._name}: Disconnected")
         self.menu = QMenu()
         self.show_action = QAction("Hide Sammy", self.menu)
         self.talk_action = QAction("Talk", self.menu)
@@ -100,7 +104,7 @@ class TrayIcon(QObject):
     def on_state_changed(self, event: StateChanged) -> None:
         """Recolour the icon and say the state in its tooltip."""
         self.icon.setIcon(self._assets.app_icon(_VARIANTS.get(event.new, "tray-idle")))
-        self.icon.setToolTip(f"Sammy: {STATE_WORDS[event.new]}")
+        self.icon.setToolTip(f"{self._name}: {STATE_WORDS[event.new]}")
 
     def _refresh_menu(self) -> None:
         shown = self._window.isVisible() and not self._window.isMinimized()

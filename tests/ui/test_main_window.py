@@ -341,3 +341,16 @@ def test_every_control_has_an_accessible_name(window: MainWindow) -> None:
     assert controls
     for control in controls:
         assert control.accessibleName(), control.objectName() or type(control).__name__
+
+
+def test_a_tool_switch_mid_session_is_noted_in_the_transcript(
+    window: MainWindow, agent: FakeAgent, bus: EventBus
+) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    from sammy_desktop.core.events import ToolsChanged
+
+    agent.move_to(AgentState.READY)
+    bus.emit(ToolsChanged(enabled=("endSession", "escalate"), applied_live=True))
+    notes = [label.text() for label in window.transcript.findChildren(QLabel, "systemLine")]
+    assert notes == ["Tools updated: 2 available to Sammy now"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.config.secrets import SecretStore
@@ -135,3 +137,36 @@ def test_close_to_tray_hides_instead_of_quitting(
     window.show()
     window.close()
     assert quits == [True]
+
+
+def test_the_tray_says_demo_in_demo_mode(
+    qtbot: QtBot,
+    theme: ThemeController,
+    bridge: EventBridge,
+    agent: FakeAgent,
+    settings_state: SettingsState,
+) -> None:
+    window = MainWindow(settings_state.settings, on_quit=lambda: None, theme=theme, bridge=bridge)
+    qtbot.addWidget(window)
+    tray = TrayIcon(window, bridge, on_quit=lambda: None, demo_mode=True)
+    agent.move_to(AgentState.READY)
+    assert tray.icon.toolTip() == "Sammy (offline demo): Ready"
+
+
+def test_window_geometry_is_remembered(
+    qtbot: QtBot, theme: ThemeController, settings_state: SettingsState, tmp_path: Path
+) -> None:
+    geometry = tmp_path / "state" / "window-geometry"
+    first = MainWindow(
+        settings_state.settings, on_quit=lambda: None, theme=theme, geometry_file=geometry
+    )
+    qtbot.addWidget(first)
+    first.show()
+    first.resize(500, 720)
+    first.close_for_quit()
+    assert geometry.is_file()
+    second = MainWindow(
+        settings_state.settings, on_quit=lambda: None, theme=theme, geometry_file=geometry
+    )
+    qtbot.addWidget(second)
+    assert (second.width(), second.height()) == (500, 720)
