@@ -59,6 +59,7 @@ class EchoCanceller:
         self._capture_pending = bytearray()
         self._render_delay_ms = 0.0
         self._capture_delay_ms = 0.0
+        self._delay_given = -1
         self.frames_processed = 0
         self._enabled = False
         self.enabled = enabled
@@ -75,6 +76,7 @@ class EchoCanceller:
         self._enabled = on
         self._render_pending.clear()
         self._render_resamplers.clear()
+        self._delay_given = -1
         # A fresh module on every switch-on: the old filter adapted to a room and a delay
         # that may have changed while it was off.
         self._apm = (
@@ -158,7 +160,10 @@ class EchoCanceller:
                 1,
                 _FRAME,
             )
-            apm.set_stream_delay_ms(delay)
+            if delay != self._delay_given:
+                # Each call is a round trip through the FFI; the APM keeps the last value.
+                apm.set_stream_delay_ms(delay)
+                self._delay_given = delay
             apm.process_stream(frame)
             out += frame.data.cast("B")
             self.frames_processed += 1

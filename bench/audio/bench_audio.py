@@ -1,0 +1,265 @@
+"""Audio benchmarks: run inside the private test services and print the performance table.
+
+    scripts/with-test-services.sh .venv/bin/python bench/audio/bench_audio.py
+
+Measures, against the real PortAudio and the private PulseAudio:
+
+* callback -> loop hand-off latency of capture blocks;
+* playback start latency: from play() of the first chunk to the callback that plays it;
+* flush -> silence, at the callback and as recorded from the speaker's monitor;
+* echo canceller CPU per 10 ms frame (render + capture);
+* CPU of capture + playback + echo cancellation while streaming speech both ways.
+
+Targets (issue 6): flush -> silence at most 30 ms; the whole audio path under 5 % of one
+core while streaming. The script exits 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from sammy_desktop.audio import (
+    CAPTURE_RATE,
+    MODEL_RATE,
+    AudioCapture,
+    AudioEngine,
+    AudioPlayback,
+    EchoCanceller,
+    PlaybackDrained,
+    PlaybackStarted,
+)
+from sammy_desktop.eventbus import Event, EventBus
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from tests.audio.signals import speak, tone  # noqa: E402
+from tests.audio.virtual_devices import (  # noqa: E402
+    MIC_FEED,
+    SPEAKER,
+    MonitorRecorder,
+    SinkKeepAlive,
+)
+
+FLUSH_TARGET_MS = 30.0
+CPU_TARGET_PERCENT = 5.0
+
+
+class Waiter:
+    """Wait for the next event of a type on the bus."""
+
+    def __init__(self, bus: EventBus) -> None:
+        self._futures: list[tuple[type[Event], asyncio.Future[Event]]] = []
+        bus.subscribe(Event, self._on_event)
+
+    def _on_event(self, event: Event) -> None:
+        for event_type, future in list(self._futures):
+            if isinstance(event, event_type) and not future.done():
+                future.set_result(event)
+                self._futures.remove((event_type, future))
+
+    def next(self, event_type: type[Event]) -> asyncio.Future[Event]:
+        future: asyncio.Future[Event] = asyncio.get_running_loop().create_future()
+        self._futures.append((event_type, future))
+        return future
+
+
+async def bench_handoff(seconds: float) -> dict[str, float]:
+    capture = AudioCapture(EventBus())
+    await capture.start()
+    first: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def consume(_block: bytes) -> None:
+        if not first.done():
+            first.set_result(None)
+
+    capture.set_consumer(consume)
+    await asyncio.wait_for(first, 10)
+    capture.handoff.count = 0
+    capture.handoff.total_s = 0.0
+    capture.handoff.max_s = 0.0
+    await asyncio.sleep(seconds)
+    await capture.stop()
+    return {
+        "blocks": capture.handoff.count,
+        "mean_ms": capture.handoff.mean_s * 1000,
+        "max_ms": capture.handoff.max_s * 1000,
+        "overflows": capture.overflows,
+    }
+
+
+async def bench_start_and_flush(rounds: int) -> dict[str, list[float]]:
+    bus = EventBus()
+    waiter = Waiter(bus)
+    playback = AudioPlayback(bus)
+    recorder = MonitorRecorder(MODEL_RATE)
+    await playback.start()
+    await recorder.start()
+    signal = tone(440.0, 2.0, rate=MODEL_RATE).tobytes()
+    start_ms, flush_cb_ms, flush_rec_ms = [], [], []
+    try:
+        for _ in range(rounds):
+            started = waiter.next(PlaybackStarted)
+            playback.play(signal)
+            await asyncio.wait_for(started, 10)
+            start_ms.append(playback.last_start_latency_s * 1000)
+            await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 4, within=5)
+            flushed_at = recorder.samples_so_far
+            drained = waiter.next(PlaybackDrained)
+            playback.flush()
+            await asyncio.wait_for(drained, 5)
+            await recorder.wait_for_samples(flushed_at + MODEL_RATE // 4, within=5)
+            flush_cb_ms.append(playback.last_flush_to_silence_s * 1000)
+            recording = recorder.samples()
+            window = np.abs(recording[flushed_at - MODEL_RATE // 4 :].astype(np.int32))
+            loud = np.flatnonzero(window > 300)
+            last_loud = int(loud[-1]) + flushed_at - MODEL_RATE // 4 if len(loud) else flushed_at
+            flush_rec_ms.append((last_loud + 1 - flushed_at) / MODEL_RATE * 1000)
+    finally:
+        await recorder.stop()
+        await playback.stop()
+    return {
+        "start_ms": start_ms,
+        "flush_callback_ms": flush_cb_ms,
+        "flush_recorded_ms": flush_rec_ms,
+    }
+
+
+def bench_aec(frames: int) -> float:
+    canceller = EchoCanceller()
+    rng = np.random.default_rng(0)
+    render = rng.integers(-8000, 8000, MODEL_RATE // 100 * frames, dtype=np.int16)
+    capture = rng.integers(-8000, 8000, CAPTURE_RATE // 100 * frames, dtype=np.int16)
+    r, c = MODEL_RATE // 100, CAPTURE_RATE // 100
+    begin = time.process_time()
+    for i in range(frames):
+        canceller.process_render(render[i * r : (i + 1) * r].tobytes(), MODEL_RATE, r)
+        canceller.process_capture(capture[i * c : (i + 1) * c].tobytes())
+    return (time.process_time() - begin) / frames * 1e6
+
+
+async def bench_streaming_cpu(seconds: float, speech: np.ndarray) -> dict[str, float]:
+    bus = EventBus()
+    engine = AudioEngine(bus, echo_cancellation=True, hands_free=True)
+    received = 0
+
+    def consume(block: bytes) -> None:
+        nonlocal received
+        received += len(block)
+
+    engine.capture.set_consumer(consume)
+    await engine.start()
+    await asyncio.sleep(0.5)
+    chunk = MODEL_RATE * 40 // 1000
+    wall0, cpu0 = time.monotonic(), time.process_time()
+    position = 0
+    # Feed speech as the Live API does (40 ms chunks, slightly faster than real time).
+    while time.monotonic() - wall0 < seconds:
+        piece = speech[position : position + chunk]
+        if len(piece) < chunk:
+            position = 0
+            continue
+        engine.playback.play(piece.tobytes())
+        position += chunk
+        await asyncio.sleep(0.038)
+    wall, cpu = time.monotonic() - wall0, time.process_time() - cpu0
+    await engine.stop()
+    return {
+        "cpu_percent": cpu / wall * 100,
+        "underruns": engine.playback.underruns,
+        "overflows": engine.capture.overflows,
+        "captured_s": received / 2 / CAPTURE_RATE,
+    }
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        speech = speak(
+            "This is a benchmark of the audio path, speaking continuously for a while.",
+            Path(tmp) / "speech.wav",
+            rate=MODEL_RATE,
+        )
+    with SinkKeepAlive(MIC_FEED, SPEAKER):
+        handoff = await bench_handoff(args.seconds)
+        timings = await bench_start_and_flush(args.rounds)
+        streaming = await bench_streaming_cpu(args.seconds, speech)
+    aec_us = bench_aec(2000)
+
+    def med(values: list[float]) -> float:
+        return statistics.median(values)
+
+    flush_ms = max(timings["flush_recorded_ms"])
+    rows = [
+        (
+            "callback -> loop hand-off (mean / max)",
+            f"{handoff['mean_ms']:.2f} / {handoff['max_ms']:.2f} ms",
+            "-",
+            "",
+        ),
+        (
+            "playback start after first chunk (median / max)",
+            f"{med(timings['start_ms']):.1f} / {max(timings['start_ms']):.1f} ms",
+            "-",
+            "",
+        ),
+        (
+            "flush -> silence, callback (median / max)",
+            f"{med(timings['flush_callback_ms']):.1f} / {max(timings['flush_callback_ms']):.1f} ms",
+            "-",
+            "",
+        ),
+        (
+            "flush -> silence, recorded at the speaker (median / max)",
+            f"{med(timings['flush_recorded_ms']):.1f} / {flush_ms:.1f} ms",
+            f"<= {FLUSH_TARGET_MS:.0f} ms",
+            "ok" if flush_ms <= FLUSH_TARGET_MS else "MISSED",
+        ),
+        (
+            "echo canceller CPU per 10 ms frame",
+            f"{aec_us:.0f} us",
+            "-",
+            f"{aec_us / 100:.2f} % of a core",
+        ),
+        (
+            "capture + playback + AEC CPU while streaming",
+            f"{streaming['cpu_percent']:.2f} % of one core",
+            f"< {CPU_TARGET_PERCENT:.0f} %",
+            "ok" if streaming["cpu_percent"] < CPU_TARGET_PERCENT else "MISSED",
+        ),
+    ]
+    width = max(len(r[0]) for r in rows)
+    print(f"{'measurement':<{width}} | {'result':<24} | {'target':<9} | note")
+    print(f"{'-' * width}-|-{'-' * 24}-|-{'-' * 9}-|-----")
+    for name, result, target, note in rows:
+        print(f"{name:<{width}} | {result:<24} | {target:<9} | {note}")
+    print(
+        f"\n(streaming: {streaming['captured_s']:.1f} s captured, {streaming['underruns']} "
+        f"underruns, {streaming['overflows']} overflows; hand-off: {handoff['blocks']} blocks, "
+        f"{handoff['overflows']} overflows; {args.rounds} flush rounds)"
+    )
+    missed = flush_ms > FLUSH_TARGET_MS or streaming["cpu_percent"] >= CPU_TARGET_PERCENT
+    return 1 if missed else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="streaming duration")
+    parser.add_argument("--rounds", type=int, default=10, help="flush rounds")
+    args = parser.parse_args()
+    if subprocess.run(["pactl", "info"], capture_output=True).returncode != 0:
+        print("run this inside scripts/with-test-services.sh", file=sys.stderr)
+        return 2
+    return asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
