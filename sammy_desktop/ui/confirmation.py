@@ -237,20 +237,33 @@ class ConfirmationSheet(QWidget):
         return False
 
 
-class QtConfirmationPort:
+class QtConfirmationPort(QObject):
     """The tool layer's ``ConfirmationPort``, answered by the person on the sheet.
 
-    "Always this session" approvals are remembered per tool until :meth:`forget_session`.
+    It needs no widget to exist, so the app can build it before the tool manager and the
+    window: the window connects :attr:`asked` to its sheet and the sheet's answers to
+    :meth:`answer`. "Always this session" approvals are remembered per tool until
+    :meth:`forget_session`.
 
     Args:
-        sheet: where the questions are shown.
+        parent: the Qt parent.
     """
 
-    def __init__(self, sheet: ConfirmationSheet) -> None:
-        self._sheet = sheet
+    asked = Signal(object)
+    """A :class:`ConfirmationRequest` to show."""
+    withdrawn = Signal(str)
+    """The call id whose question no longer needs an answer (the tool layer gave up)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self._waiting: dict[str, tuple[str, asyncio.Future[bool]]] = {}
         self._always: set[str] = set()
-        sheet.answered.connect(self._on_answered)
+
+    def attach(self, sheet: ConfirmationSheet) -> None:
+        """Show the questions on ``sheet`` and take its answers."""
+        self.asked.connect(sheet.ask)
+        self.withdrawn.connect(sheet.withdraw)
+        sheet.answered.connect(self.answer)
 
     @property
     def always_approved(self) -> frozenset[str]:
@@ -267,15 +280,16 @@ class QtConfirmationPort:
             return True
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._waiting[request.call_id] = (request.tool_name, future)
-        self._sheet.ask(request)
+        self.asked.emit(request)
         try:
             return await future
         finally:
             self._waiting.pop(request.call_id, None)
             # Cancelled by the tool layer (its own timeout, or shutdown): take the sheet down.
-            self._sheet.withdraw(request.call_id)
+            self.withdrawn.emit(request.call_id)
 
-    def _on_answered(self, call_id: str, approved: bool, how: str) -> None:
+    def answer(self, call_id: str, approved: bool, how: str) -> None:
+        """The person answered the question for ``call_id`` (``how``: an :class:`Answer`)."""
         waiting = self._waiting.get(call_id)
         if waiting is None:
             return

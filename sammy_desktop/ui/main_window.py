@@ -62,7 +62,7 @@ from sammy_desktop.tools.events import (
 from sammy_desktop.ui.assets import Assets
 from sammy_desktop.ui.banners import BannerArea
 from sammy_desktop.ui.bridge import EventBridge
-from sammy_desktop.ui.confirmation import ConfirmationSheet
+from sammy_desktop.ui.confirmation import ConfirmationSheet, QtConfirmationPort
 from sammy_desktop.ui.controls import AgentControls, UiTasks
 from sammy_desktop.ui.painted import LevelMeter
 from sammy_desktop.ui.settings_state import SettingsState
@@ -156,6 +156,8 @@ class MainWindow(QMainWindow):
         play_sound: plays a short sound by name (``listen_start``, ``listen_stop``).
         stop_speaking: silences the assistant now (Esc); the app wires playback's flush.
         geometry_file: where the window's size and position are kept between runs.
+        confirmations: the tool layer's confirmation port; its questions show on the
+            window's sheet.
     """
 
     settings_requested = Signal(str)
@@ -177,6 +179,7 @@ class MainWindow(QMainWindow):
         play_sound: Callable[[str], None] | None = None,
         stop_speaking: Callable[[], None] | None = None,
         geometry_file: Path | None = None,
+        confirmations: QtConfirmationPort | None = None,
     ) -> None:
         super().__init__()
         self._settings = settings_state.settings if settings_state is not None else settings
@@ -189,6 +192,7 @@ class MainWindow(QMainWindow):
         self._play_sound = play_sound
         self._stop_speaking = stop_speaking
         self._geometry_file = geometry_file
+        self._confirmations = confirmations
         self._demo_mode = demo_mode
         self._tray_available = False
         self._talking = False
@@ -355,6 +359,8 @@ class MainWindow(QMainWindow):
         self.end_session_button.clicked.connect(self.on_end_session_clicked)
         self.settings_button.clicked.connect(lambda: self.settings_requested.emit(""))
         self.confirmation_sheet.shown_request.connect(self.on_confirmation_shown)
+        if self._confirmations is not None:
+            self._confirmations.attach(self.confirmation_sheet)
         self._theme.palette_changed.connect(self._apply_palette)
 
         quit_shortcut = QShortcut(QKeySequence("Ctrl+Q"), self)
@@ -710,6 +716,8 @@ class MainWindow(QMainWindow):
         self._reconnects = 0
         self._last_turn_ms = None
         self._update_status_line()
+        if self._confirmations is not None:
+            self._confirmations.forget_session()
         self.banners.remove("session-ended")
         if self.transcript.lines():
             self.transcript.add_note("New conversation")

@@ -83,7 +83,8 @@ def test_port_approve_deny_always_and_timeout(
     qloop: asyncio.Runner, qtbot: QtBot, theme: ThemeController
 ) -> None:
     sheet = _sheet(qtbot, theme)
-    port = QtConfirmationPort(sheet)
+    port = QtConfirmationPort()
+    port.attach(sheet)
     assert isinstance(port, ConfirmationPort)
 
     async def scenario() -> None:

@@ -1,0 +1,236 @@
+"""The window driving the real AgentCore, the real google-genai client and the simulator.
+
+The offline demo scenario answers over TLS on loopback; the real ToolManager runs the
+built-in tools and a test tool that asks first, answered on the window's sheet. The only
+stand-in is the speaker (the audio layer's part), as in the core's own tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from google import genai
+from pydantic import BaseModel
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from pytestqt.qtbot import QtBot
+
+from sammy_desktop.config import AppPaths, Settings
+from sammy_desktop.core.agent import AgentCore
+from sammy_desktop.core.backoff import ReconnectPolicy
+from sammy_desktop.core.events import AgentState, Speaker, StateChanged, TranscriptUpdated
+from sammy_desktop.core.history import ConversationHistory
+from sammy_desktop.eventbus import Event, EventBus
+from sammy_desktop.sim import LiveSimulator
+from sammy_desktop.sim.demo import demo_scenario
+from sammy_desktop.tools import ToolCategory, ToolContext, ToolManager, ToolServices, tool
+from sammy_desktop.tools.events import ToolCallFailed, ToolCallFinished
+from sammy_desktop.ui.bridge import EventBridge
+from sammy_desktop.ui.confirmation import QtConfirmationPort
+from sammy_desktop.ui.controls import UiTasks
+from sammy_desktop.ui.main_window import MainWindow
+from sammy_desktop.ui.theme import ThemeController
+
+E = TypeVar("E", bound=Event)
+API_KEY = "ui-test-key"
+
+
+class NoInput(BaseModel):
+    pass
+
+
+class Opened(BaseModel):
+    opened: bool
+
+
+class Greeting(BaseModel):
+    text: str
+
+
+@tool(name="sayHello", category=ToolCategory.CONTEXT)
+async def say_hello(args: NoInput, context: ToolContext) -> Greeting:
+    """Greet the person."""
+    return Greeting(text="hello from the tool")
+
+
+@tool(name="openHelpPage", category=ToolCategory.ACTION, requires_confirmation=True)
+async def open_help_page(args: NoInput, context: ToolContext) -> Opened:
+    """Open the help page (asks first)."""
+    return Opened(opened=True)
+
+
+class RecordingSink:
+    """The speaker stand-in: counts what it is asked to play."""
+
+    def __init__(self) -> None:
+        self.played = 0
+
+    def play(self, pcm24k: bytes) -> None:
+        self.played += len(pcm24k)
+
+    def flush(self) -> None:
+        pass
+
+    @property
+    def is_playing(self) -> bool:
+        return False
+
+
+def speech(seconds: float, level: int = 3000) -> bytes:
+    period = [level, -level] * 20
+    samples = (period * (int(16000 * seconds) // len(period) + 1))[: int(16000 * seconds)]
+    return b"".join(s.to_bytes(2, "little", signed=True) for s in samples)
+
+
+async def next_event(
+    bus: EventBus, kind: type[E], match: Callable[[E], bool] = lambda _e: True
+) -> E:
+    """Wait (at most 10 s) for the next ``kind`` event that matches."""
+    future: asyncio.Future[E] = asyncio.get_running_loop().create_future()
+
+    def on_event(event: E) -> None:
+        if match(event) and not future.done():
+            future.set_result(event)
+
+    subscription = bus.subscribe(kind, on_event)
+    try:
+        return await asyncio.wait_for(future, 10)
+    finally:
+        subscription.cancel()
+
+
+def test_demo_conversation_through_the_window(
+    qloop: asyncio.Runner,
+    qtbot: QtBot,
+    theme: ThemeController,
+    tmp_path: Path,
+) -> None:
+    bus = EventBus()
+    bridge = EventBridge(bus)
+    paths = AppPaths.profile(tmp_path / "profile")
+    settings = Settings()
+    history = ConversationHistory(paths.history_dir)
+    port = QtConfirmationPort()
+    tools = ToolManager(
+        bus,
+        ToolServices(paths=paths, settings=lambda: settings, transcript=history.transcript),
+        tools=(say_hello, open_help_page),
+        load_entry_points=False,
+        confirmer=port,
+    )
+    sink = RecordingSink()
+    tasks = UiTasks()
+
+    async def scenario() -> None:
+        async with LiveSimulator(demo_scenario(chime_hz=0), api_keys=(API_KEY,)) as sim:
+            options = sim.http_options()
+            core = AgentCore(
+                bus=bus,
+                settings=settings,
+                tools=tools,
+                sink=sink,
+                client_factory=lambda: genai.Client(api_key=API_KEY, http_options=options),
+                history=history,
+                reconnect=ReconnectPolicy(initial_s=0.01, maximum_s=0.05, max_attempts=2),
+                rng=random.Random(1),
+                demo_mode=True,
+            )
+            window = MainWindow(
+                settings,
+                on_quit=lambda: None,
+                theme=theme,
+                bridge=bridge,
+                controls=core,
+                tasks=tasks,
+                demo_mode=True,
+                confirmations=port,
+            )
+            qtbot.addWidget(window)
+            window.show()
+            try:
+                # Hold the talk button while disconnected: it connects, then listens.
+                ready = asyncio.ensure_future(
+                    next_event(bus, StateChanged, lambda e: e.new is AgentState.USER_SPEAKING)
+                )
+                center = window.talk_button.rect().center()
+                QTest.mousePress(
+                    window.talk_button,
+                    Qt.MouseButton.LeftButton,
+                    Qt.KeyboardModifier.NoModifier,
+                    center,
+                )
+                await ready
+                assert window.state_label.text() == "Listening"
+                core.send_audio(speech(1.0))  # the audio layer's job in the app
+                heard = asyncio.ensure_future(
+                    next_event(bus, TranscriptUpdated, lambda e: e.speaker is Speaker.USER)
+                )
+                answered = asyncio.ensure_future(
+                    next_event(bus, StateChanged, lambda e: e.new is AgentState.READY)
+                )
+                QTest.mouseRelease(
+                    window.talk_button,
+                    Qt.MouseButton.LeftButton,
+                    Qt.KeyboardModifier.NoModifier,
+                    center,
+                )
+                line = await heard
+                assert line.text.startswith("[you spoke for 1.0 s]")
+                row = window.transcript.line(line.turn_id, Speaker.USER)
+                assert row is not None and row.text == line.text
+                await answered
+                assert sink.played > 0  # the echo of the person's voice
+                assert window.state_label.text() == "Ready"
+
+                # A typed request for a tool: a card that finishes, and the read-back.
+                finished = asyncio.ensure_future(next_event(bus, ToolCallFinished))
+                read_back = asyncio.ensure_future(
+                    next_event(
+                        bus,
+                        TranscriptUpdated,
+                        lambda e: e.speaker is Speaker.ASSISTANT and e.final,
+                    )
+                )
+                settled = asyncio.ensure_future(
+                    next_event(bus, StateChanged, lambda e: e.new is AgentState.READY)
+                )
+                window.message_input.setText("sayHello please")
+                QTest.keyClick(window.message_input, Qt.Key.Key_Return)
+                call = await finished
+                card = window.transcript.tool_card(call.call_id)
+                assert card is not None and card.status == "finished"
+                assert card.result_label.text() == "text: hello from the tool"
+                answer = await read_back
+                assert "hello from the tool" in answer.text
+                await settled
+
+                # A tool that asks first: the sheet appears over the transcript; Esc denies.
+                failed = asyncio.ensure_future(next_event(bus, ToolCallFailed))
+                window.message_input.setText("openHelpPage")
+                QTest.keyClick(window.message_input, Qt.Key.Key_Return)
+                await qtbot_wait_for(lambda: window.confirmation_sheet.current is not None)
+                assert window.confirmation_sheet.title_label.text() == "Allow openHelpPage?"
+                QTest.keyClick(window.confirmation_sheet.approve_button, Qt.Key.Key_Escape)
+                denied = await failed
+                card = window.transcript.tool_card(denied.call_id)
+                assert card is not None and card.status == "failed"
+                assert card.result_label.text().startswith("You did not approve it.")
+                assert window.demo_badge.isVisible()
+            finally:
+                await core.stop()
+                await tools.aclose()
+                await tasks.aclose()
+                bridge.close()
+
+    qloop.run(scenario())
+
+
+async def qtbot_wait_for(condition: Callable[[], bool]) -> None:
+    """Wait (at most 10 s) for ``condition``, letting the loop and Qt run between checks."""
+    async with asyncio.timeout(10):
+        while not condition():  # noqa: ASYNC110 - a widget state, no event to await
+            await asyncio.sleep(0.02)
