@@ -34,7 +34,7 @@ import random
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -49,6 +49,7 @@ from sammy_desktop.core.events import (
     ConnectionLost,
     ErrorKind,
     ErrorRaised,
+    GroundingSourcesFound,
     NoResponse,
     Reconnected,
     Reconnecting,
@@ -74,6 +75,8 @@ from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner
 from sammy_desktop.core.turns import Turn
 from sammy_desktop.eventbus import EventBus, Subscription
 from sammy_desktop.tools.context import AgentStateSnapshot
+from sammy_desktop.tools.desktop.events import TimerAnnouncementPending, TimersRunningAtQuit
+from sammy_desktop.tools.desktop.web_search import GroundingSummary, grounding_sources
 from sammy_desktop.tools.events import EndSessionRequested
 
 __all__ = ["AgentCore", "WatchdogPolicy"]
@@ -102,7 +105,26 @@ _WHAT_TO_DO = {
     ErrorKind.INTERNAL: "Connect again. If it happens again, the log file has the details.",
 }
 
+# What only the session setup carries: a change reconnects (resuming) at a quiet moment.
+_SETUP_FIELDS = (
+    "model",
+    "voice",
+    "language",
+    "system_prompt",
+    "vad_start_sensitivity",
+    "vad_end_sensitivity",
+    "silence_duration_ms",
+)
+
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*s?\s*$")
+
+
+def _no_extra_tools(settings: Settings) -> list[types.Tool]:
+    return []
+
+
+def _no_announcements() -> list[str]:
+    return []
 
 
 def _parse_time_left(value: str | None) -> float:
@@ -134,7 +156,8 @@ class AgentCore:
 
     Args:
         bus: where every event goes.
-        settings: the live settings object; read at each connection (voice, prompt...).
+        settings: the settings at start; the app hands over each new object the settings
+            pane saves with :meth:`update_settings`.
         tools: the tool runner (the tool layer's ``ToolManager``).
         sink: where the model's audio is played.
         client_factory: builds the genai client for a session (points it at the service,
@@ -146,6 +169,10 @@ class AgentCore:
         rng: randomness for backoff jitter.
         demo_mode: True when the endpoint is the offline simulator (tools can tell).
         buffer_bytes: bound on audio kept while disconnected or not yet confirmed.
+        extra_tools: tools beside the function declarations, for the settings given
+            (``search_tools``: Google Search); in the setup and in every context update.
+        take_announcements: hands over texts the model must be told at the next quiet
+            moment, and forgets them (``TimerService.take_announcements``).
     """
 
     def __init__(
@@ -163,6 +190,8 @@ class AgentCore:
         rng: random.Random | None = None,
         demo_mode: bool = False,
         buffer_bytes: int = DEFAULT_BUFFER_BYTES,
+        extra_tools: Callable[[Settings], Sequence[types.Tool]] = _no_extra_tools,
+        take_announcements: Callable[[], Sequence[str]] = _no_announcements,
     ) -> None:
         self._bus = bus
         self._settings = settings
@@ -175,6 +204,8 @@ class AgentCore:
         self._clock = clock
         self._rng = rng or random.Random()  # noqa: S311 - jitter, not cryptography
         self._demo_mode = demo_mode
+        self._extra_tools = extra_tools
+        self._take_announcements = take_announcements
 
         self._state = AgentState.DISCONNECTED
         self._progress = asyncio.Event()  # set on every state change and playback drain
@@ -185,7 +216,8 @@ class AgentCore:
         self._supervisor: asyncio.Task[None] | None = None
         self._ending: asyncio.Task[None] | None = None
         self._tool_tasks: set[asyncio.Task[None]] = set()
-        self._subscription: Subscription | None = None
+        self._subscriptions: list[Subscription] = []
+        self._last_grounding: tuple[int, GroundingSummary] | None = None
 
         self._handle: str | None = None
         self._was_connected = False
@@ -217,6 +249,10 @@ class AgentCore:
         self._mic_open = True
         self._turn = Turn(turn_id=0, completed=True)
         self._pending_calls: dict[str, tuple[str, float, int]] = {}
+        # Calls already answered with will_continue (a running timer): kept open for their
+        # later answers, but the model is not waiting on them, so they do not hold back a
+        # reconnect or the watchdog. A dropped connection still cancels them.
+        self._open_streams: set[str] = set()
         self._reconnects = 0
         self._session_tokens = 0
         self._session_started_at: datetime | None = None
@@ -277,10 +313,12 @@ class AgentCore:
             voice=self._settings.voice,
             language=self._settings.language,
         )
-        if self._subscription is None:
-            self._subscription = self._bus.subscribe(
-                EndSessionRequested, self._on_end_session_requested
-            )
+        if not self._subscriptions:
+            self._subscriptions = [
+                self._bus.subscribe(EndSessionRequested, self._on_end_session_requested),
+                self._bus.subscribe(TimerAnnouncementPending, self._on_announcement_pending),
+                self._bus.subscribe(TimersRunningAtQuit, self._on_timers_running_at_quit),
+            ]
         self._bus.emit(SessionStarted(session_id=session_id, history_file=path))
         self._set_state(AgentState.CONNECTING, "starting")
         self._supervisor = asyncio.create_task(self._supervise(), name="agent-supervisor")
@@ -412,19 +450,60 @@ class AgentCore:
             True when the running session was updated in place.
         """
         self._tools.set_enabled(name, on)
-        declarations = self._tools.declarations(self._settings.model)
+        enabled, applied = await self._send_tools_update()
+        self._history.record("tools_changed", tool=name, enabled=on, applied_live=applied)
+        self._bus.emit(ToolsChanged(enabled=enabled, applied_live=applied))
+        return applied
+
+    async def update_settings(self, settings: Settings) -> None:
+        """Use ``settings`` from now on (the settings pane saved a new object).
+
+        Read live: echo cancellation. Tools (Google Search on or off): a context update to
+        the running session, no reconnection, and a :class:`ToolsChanged` event. The talk
+        mode: as :meth:`set_talk_mode`. What only the session setup carries (model, voice,
+        language, system prompt, activity detection): a reconnection that resumes the
+        conversation at the next quiet moment. Without a session, all of it simply applies
+        at the next connection.
+        """
+        old, self._settings = self._settings, settings
+        if self._state not in _RUNNING_STATES:
+            if settings.talk_mode is not old.talk_mode:
+                self._talk_mode = settings.talk_mode
+            return
+        if settings.talk_mode is not old.talk_mode:
+            await self.set_talk_mode(settings.talk_mode)
+        changed = [
+            field for field in _SETUP_FIELDS if getattr(old, field) != getattr(settings, field)
+        ]
+        if changed:
+            self._history.record("settings_changed", fields=changed, applied_live=False)
+            self._request_reconnect(f"settings changed: {', '.join(changed)}")
+            return
+        if _tool_dump(self._extra_tools(old)) == _tool_dump(self._extra_tools(settings)):
+            return
+        enabled, applied = await self._send_tools_update()
+        self._history.record("settings_changed", fields=["tools"], applied_live=applied)
+        self._bus.emit(ToolsChanged(enabled=enabled, applied_live=applied))
+
+    async def _send_tools_update(self) -> tuple[tuple[str, ...], bool]:
+        """Send the current tools to the running session; (enabled names, sent or not)."""
+        tools = self._session_tools()
         applied = False
         connection = self._connection
         if connection is not None and connection.is_open:
             try:
-                await connection.send_context_update(declarations)
+                await connection.send_context_update(tools)
                 applied = True
             except LiveConnectionError as exc:
                 _log.info("context update not sent (%s); it applies on reconnection", exc)
-        enabled = self._enabled_tool_names(declarations)
-        self._history.record("tools_changed", tool=name, enabled=on, applied_live=applied)
-        self._bus.emit(ToolsChanged(enabled=enabled, applied_live=applied))
-        return applied
+        return self._enabled_tool_names(tools), applied
+
+    def _session_tools(self) -> list[types.Tool]:
+        """``LiveConnectConfig.tools``: the enabled functions, then the extra tools."""
+        return [
+            *self._tools.declarations(self._settings.model),
+            *self._extra_tools(self._settings),
+        ]
 
     def on_playback_drained(self) -> None:
         """The audio sink finished playing everything queued (the app wires PlaybackDrained)."""
@@ -537,10 +616,9 @@ class AgentCore:
 
     async def _connect(self, handle: str | None) -> LiveConnection:
         assert self._client is not None
-        declarations = self._tools.declarations(self._settings.model)
         config = build_live_config(
             self._settings,
-            declarations,
+            self._session_tools(),
             talk_mode=self._talk_mode,
             resume_handle=handle,
             earlier_conversation=""
@@ -639,6 +717,7 @@ class AgentCore:
             # asks again if it still needs them.
             self._tools.cancel(ids)
             self._pending_calls.clear()
+            self._open_streams.clear()
             self._history.record("tool_calls_abandoned", ids=ids)
         if connection is not None:
             await connection.close()
@@ -684,7 +763,7 @@ class AgentCore:
         """Nobody is speaking and nothing is pending: a reconnect now goes unnoticed."""
         return (
             self._state is AgentState.READY
-            and not self._pending_calls
+            and not self._awaiting_tools()
             and not self._talking
             and len(self._outbox) == 0
         )
@@ -747,6 +826,8 @@ class AgentCore:
             self._handle_model_turn(content.model_turn)
         if content.output_transcription is not None:
             self._handle_output_transcription(content.output_transcription)
+        if content.grounding_metadata is not None:
+            self._handle_grounding(content)
         if content.generation_complete:
             self._handle_generation_complete()
         if content.turn_complete:
@@ -833,6 +914,24 @@ class AgentCore:
                 final=False,
                 turn_id=self._turn.turn_id,
             )
+        )
+
+    def _handle_grounding(self, content: types.LiveServerContent) -> None:
+        summary = grounding_sources(types.LiveServerMessage(server_content=content))
+        if summary is None:
+            return
+        turn_id = self._turn.turn_id
+        if self._last_grounding == (turn_id, summary):
+            return  # the service repeats the metadata of a turn: show it once
+        self._last_grounding = (turn_id, summary)
+        self._history.record(
+            "grounding_sources",
+            turn_id=turn_id,
+            sources=[{"title": s.title, "uri": s.uri, "domain": s.domain} for s in summary.sources],
+            queries=list(summary.queries),
+        )
+        self._bus.emit(
+            GroundingSourcesFound(turn_id=turn_id, sources=summary.sources, queries=summary.queries)
         )
 
     def _handle_generation_complete(self) -> None:
@@ -959,17 +1058,34 @@ class AgentCore:
                 response=response.response,
                 will_continue=bool(response.will_continue),
             )
+            call_id = response.id or ""
             if response.will_continue:
+                if call_id not in self._open_streams:
+                    # The first answer is what the model waited for; later ones come on
+                    # their own (a timer ending), so only this one counts as tool time.
+                    self._open_streams.add(call_id)
+                    self._add_tool_time(call_id, now)
                 continue
-            _name, started, turn_id = self._pending_calls.pop(response.id or "")
-            if turn_id == self._turn.turn_id:
-                self._turn.tool_ms += (now - started) * 1000
-        if not self._pending_calls:
+            if call_id in self._open_streams:
+                self._open_streams.discard(call_id)
+            else:
+                self._add_tool_time(call_id, now)
+            self._pending_calls.pop(call_id)
+        if not self._awaiting_tools():
             if self._end_requested is not None:
                 self._schedule_end(self._end_requested)
             elif not self._turn.completed:
                 self._arm_watchdog()
             self._reconnect_if_quiet()
+
+    def _add_tool_time(self, call_id: str, now: float) -> None:
+        _name, started, turn_id = self._pending_calls[call_id]
+        if turn_id == self._turn.turn_id:
+            self._turn.tool_ms += (now - started) * 1000
+
+    def _awaiting_tools(self) -> bool:
+        """True while the model waits for a tool answer (open streams do not count)."""
+        return any(call_id not in self._open_streams for call_id in self._pending_calls)
 
     def _handle_tool_call_cancellation(
         self, cancellation: types.LiveServerToolCallCancellation | None
@@ -979,6 +1095,7 @@ class AgentCore:
         ids = [i for i in cancellation.ids or () if i]
         for call_id in ids:
             self._pending_calls.pop(call_id, None)
+            self._open_streams.discard(call_id)
         self._tools.cancel(ids)
         self._history.record("tool_calls_cancelled", ids=ids)
 
@@ -1073,7 +1190,7 @@ class AgentCore:
     def _on_watchdog(self) -> None:
         self._watchdog_timer = None
         turn = self._turn
-        if turn.completed or self._pending_calls or self._state not in _ACTIVE_STATES:
+        if turn.completed or self._awaiting_tools() or self._state not in _ACTIVE_STATES:
             return
         waited = self._watchdog_policy.no_response_s
         if not self._nudged:
@@ -1107,8 +1224,11 @@ class AgentCore:
         _log.debug("state %s -> %s (%s)", old, new, reason)
         self._bus.emit(StateChanged(old=old, new=new, reason=reason))
         if new is AgentState.READY:
-            if self._end_requested is not None and not self._pending_calls:
+            if self._end_requested is not None and not self._awaiting_tools():
                 self._schedule_end(self._end_requested)
+            # Before the reconnect check: a notice queued now holds the reconnect back
+            # until it has gone out.
+            self._deliver_announcements()
             self._reconnect_if_quiet()
 
     async def _give_up(self, kind: ErrorKind, message: str) -> None:
@@ -1123,6 +1243,37 @@ class AgentCore:
             return
         self._end_requested = event.reason or "the assistant ended the session"
         self._history.record("end_session_requested", reason=self._end_requested)
+
+    def _on_announcement_pending(self, event: TimerAnnouncementPending) -> None:
+        self._deliver_announcements()
+
+    def _deliver_announcements(self) -> None:
+        """Tell the model what it must say out loud (a timer ended), at a quiet moment.
+
+        Sent as realtime text, like the typed messages and the nudge: the core never mixes
+        in ``client_content`` (the service does not want both in one conversation), and the
+        outbox keeps it in order, across a reconnect, and re-sends it if the service may
+        not have seen it. The "(Timer notice: ...)" framing tells the model it is not the
+        person speaking. It is not a transcript line; the history records it.
+        """
+        if self._state is not AgentState.READY or self._talking or self._end_requested is not None:
+            return  # the texts wait in the timer service for the next quiet moment
+        try:
+            texts = [text.strip() for text in self._take_announcements() if text.strip()]
+        except Exception:  # noqa: BLE001 - a broken source must not stop the conversation
+            _log.exception("taking the pending announcements failed")
+            return
+        if not texts:
+            return
+        self._history.record("timer_announcement", texts=texts)
+        notice = " ".join(f"(Timer notice: {text})" for text in texts)
+        self._outbox.put(RealtimeInput(RealtimeKind.TEXT, text=notice))
+
+    def _on_timers_running_at_quit(self, event: TimersRunningAtQuit) -> None:
+        # The app stops its timers before it stops the core, so the file still lists them.
+        self._history.record(
+            "timers_running_at_quit", timers=[timer.as_record() for timer in event.timers]
+        )
 
     def _schedule_end(self, reason: str) -> None:
         if self._ending is not None:
@@ -1170,9 +1321,9 @@ class AgentCore:
                 await client.aio.aclose()
             with contextlib.suppress(Exception):
                 client.close()
-        if self._subscription is not None:
-            self._subscription.cancel()
-            self._subscription = None
+        for subscription in self._subscriptions:
+            subscription.cancel()
+        self._subscriptions = []
         path = self._history.path
         if was_running:
             self._history.record("session_ended", reason=reason)
@@ -1197,6 +1348,8 @@ class AgentCore:
         self._mic_open = True
         self._turn = Turn(turn_id=0, completed=True)
         self._pending_calls.clear()
+        self._open_streams.clear()
+        self._last_grounding = None
         self._reconnects = 0
         self._session_tokens = 0
 
@@ -1209,3 +1362,8 @@ class AgentCore:
         return tuple(
             fd.name for tool in tools for fd in tool.function_declarations or () if fd.name
         )
+
+
+def _tool_dump(tools: Iterable[types.Tool]) -> list[dict[str, Any]]:
+    """Tools as plain data, to tell whether two tool lists differ."""
+    return [tool.model_dump(mode="json", exclude_none=True) for tool in tools]

@@ -12,12 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sammy_desktop.eventbus import Event
+from sammy_desktop.tools.desktop.web_search import GroundingSource
 
 __all__ = [
     "AgentState",
     "ConnectionLost",
     "ErrorKind",
     "ErrorRaised",
+    "GroundingSourcesFound",
     "NoResponse",
     "Reconnected",
     "Reconnecting",
@@ -217,3 +219,21 @@ class ToolsChanged(Event):
 
     enabled: tuple[str, ...]
     applied_live: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GroundingSourcesFound(Event):
+    """The model grounded (part of) an answer in a Google Search; the transcript shows where.
+
+    Emitted for each server message whose content carries grounding metadata (an exact
+    repeat within the same turn is left out).
+
+    Attributes:
+        turn_id: the turn whose answer used these sources.
+        sources: the web pages, in the service's order, without duplicates.
+        queries: the searches the model ran.
+    """
+
+    turn_id: int
+    sources: tuple[GroundingSource, ...]
+    queries: tuple[str, ...]

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import pytest
 from google import genai
+from google.genai import types
 from pydantic import BaseModel
 
 from sammy_desktop.config import AppPaths, Settings, TalkMode
@@ -37,6 +38,8 @@ from sammy_desktop.tools import (
     ToolServices,
     tool,
 )
+from sammy_desktop.tools.desktop import TimerService, timer_tools
+from tests.tools.desktop.fakes import ManualScheduler
 
 E = TypeVar("E", bound=Event)
 
@@ -205,6 +208,8 @@ class Harness:
     settings: Settings
     paths: AppPaths
     gate: LookupGate
+    timers: TimerService
+    scheduler: ManualScheduler
 
     async def ready(self) -> None:
         await self.core.start()
@@ -249,13 +254,19 @@ def core_harness(tmp_path: Path) -> HarnessFactory:
         gate_expected: int = 1,
         buffer_bytes: int | None = None,
         wrap_tools: Callable[[ToolManager], ToolRunner] | None = None,
+        with_timers: bool = False,
+        settings: Settings | None = None,
+        extra_tools: Callable[[Settings], list[types.Tool]] | None = None,
     ) -> AsyncIterator[Harness]:
         bus = EventBus()
         events = EventLog(bus)
         paths = AppPaths.profile(tmp_path / "profile")
-        settings = Settings(talk_mode=talk_mode)
+        settings = settings or Settings(talk_mode=talk_mode)
         history = ConversationHistory(paths.history_dir)
         gate = LookupGate(expected=gate_expected)
+        # The real timer service on a clock the test moves (no waiting for real minutes).
+        scheduler = ManualScheduler()
+        timers = TimerService(bus, None, scheduler=scheduler)
         core_ref: list[AgentCore] = []
 
         def state() -> AgentStateSnapshot:
@@ -267,7 +278,7 @@ def core_harness(tmp_path: Path) -> HarnessFactory:
         tools = ToolManager(
             bus,
             services,
-            tools=(get_time, gate.definition()),
+            tools=(get_time, gate.definition(), *(timer_tools(timers) if with_timers else ())),
             load_entry_points=False,
             state=state,
         )
@@ -293,6 +304,8 @@ def core_harness(tmp_path: Path) -> HarnessFactory:
                 watchdog=watchdog or WatchdogPolicy(no_response_s=5),
                 rng=random.Random(7),
                 buffer_bytes=buffer_bytes or DEFAULT_BUFFER_BYTES,
+                take_announcements=timers.take_announcements,
+                extra_tools=extra_tools or (lambda _settings: []),
             )
             core_ref.append(core)
             harness = Harness(
@@ -306,6 +319,8 @@ def core_harness(tmp_path: Path) -> HarnessFactory:
                 settings=settings,
                 paths=paths,
                 gate=gate,
+                timers=timers,
+                scheduler=scheduler,
             )
             try:
                 yield harness

@@ -1,0 +1,352 @@
+"""The core with the desktop tool pack: open timer calls, timer notices, Google Search.
+
+Against the simulator with the real SDK over TLS, the real ToolManager and the real
+TimerService (on a clock the test moves), as in the app.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from sammy_desktop.config import Settings
+from sammy_desktop.core.agent import WatchdogPolicy
+from sammy_desktop.core.events import (
+    AgentState,
+    GroundingSourcesFound,
+    NoResponse,
+    Reconnected,
+    Speaker,
+    ToolsChanged,
+    TranscriptUpdated,
+    TurnStats,
+)
+from sammy_desktop.core.history import read_history
+from sammy_desktop.sim import (
+    CallTools,
+    FunctionCallSpec,
+    OnActivityEnd,
+    OnText,
+    OnToolResponse,
+    RawMessage,
+    Received,
+    Scenario,
+    Tone,
+    Turn,
+    TurnComplete,
+)
+from sammy_desktop.tools import ToolCallCancelled
+from sammy_desktop.tools.desktop import (
+    GroundingSource,
+    TimerAnnouncementPending,
+    TimerFired,
+    search_tools,
+)
+from tests.core.conftest import Harness, HarnessFactory, speech, wire_field
+
+SYNC_MODEL = "gemini-3.1-flash-live-preview"
+
+SET_TIMER = CallTools(
+    calls=(
+        FunctionCallSpec(
+            id="fc-1", name="setTimer", args={"duration": "10m", "label": "check the oven"}
+        ),
+    )
+)
+ASK_FOR_TIMER = Turn(OnText(contains="remind me"), [SET_TIMER])
+TIMER_NOTICE = Turn(
+    OnText(contains="Timer notice"),
+    [Tone(duration_s=0.1, transcript="Your oven timer is done."), TurnComplete()],
+)
+
+
+def _texts(h: Harness) -> list[str]:
+    return [str(e.data["text"]) for e in h.sim.recorder.events(Received.TEXT)]
+
+
+def _finals(h: Harness) -> list[tuple[Speaker, str]]:
+    return [(e.speaker, e.text) for e in h.events.of(TranscriptUpdated) if e.final]
+
+
+async def _records(h: Harness) -> list[dict[str, Any]]:
+    await h.history.flush()
+    assert h.history.path is not None
+    return read_history(h.history.path)
+
+
+async def test_an_open_timer_call_lets_go_away_reconnect_at_the_next_quiet_moment(
+    core_harness: HarnessFactory,
+) -> None:
+    scenario = Scenario(
+        turns=[
+            ASK_FOR_TIMER,
+            Turn(
+                OnToolResponse(name="setTimer", wait_for_all=False),
+                [Tone(duration_s=0.1, transcript="Timer set."), TurnComplete()],
+            ),
+            TIMER_NOTICE,
+        ]
+    )
+    async with core_harness(scenario, with_timers=True) as h:
+        await h.ready()
+        h.core.send_text("remind me in ten minutes to check the oven")
+        stats = await h.events.wait_for(TurnStats)
+        assert stats.tool_calls == 1
+        await h.events.wait_state(AgentState.READY, count=2)
+        # The call is still open on the service's side: the timer will answer through it.
+        assert h.sim.sessions[0].pending_calls == {"fc-1": "setTimer"}
+
+        # A goAway with 30 s left: the open call must not hold the reconnect back until the
+        # deadline, the conversation is quiet now.
+        await h.sim.send_go_away(time_left_s=30)
+        reconnected = await h.events.wait_for(Reconnected, within_s=5)
+        assert reconnected.planned
+        assert reconnected.resumed
+        # The drop cancelled the call (it cannot answer on the new connection); the timer
+        # itself lives in the timer service and keeps running.
+        await h.events.wait_for(ToolCallCancelled, lambda e: e.call_id == "fc-1")
+        assert [t.label for t in h.timers.running()] == ["check the oven"]
+        assert h.core.state is AgentState.READY  # a planned reconnect goes unnoticed
+
+        # It ends with no call to speak through: the core tells the model at once (Ready).
+        h.scheduler.advance(600)
+        fired = await h.events.wait_for(TimerFired)
+        assert not fired.announced_live
+        await h.events.wait_for(
+            TranscriptUpdated, lambda e: e.final and e.text == "Your oven timer is done."
+        )
+        [notice] = [text for text in _texts(h) if "Timer notice" in text]
+        assert notice.startswith("(Timer notice: [Timer] The 10 minutes timer for 'check the oven'")
+        assert list(h.timers.pending_announcements) == []
+        # Model-only context: never a line of the person's in the transcript.
+        assert all("Timer notice" not in text for _, text in _finals(h))
+        records = await _records(h)
+        assert [r["ids"] for r in records if r["type"] == "tool_calls_abandoned"] == [["fc-1"]]
+        [announced] = [r for r in records if r["type"] == "timer_announcement"]
+        assert "check the oven" in announced["texts"][0]
+        assert all("Timer notice" not in r.get("text", "") for r in records if r["type"] == "user")
+
+
+async def test_an_open_timer_call_does_not_switch_off_the_watchdog(
+    core_harness: HarnessFactory,
+) -> None:
+    # The model takes the timer's first answer and then says nothing at all.
+    async with core_harness(
+        Scenario(turns=[ASK_FOR_TIMER]),
+        with_timers=True,
+        watchdog=WatchdogPolicy(no_response_s=0.3),
+    ) as h:
+        await h.ready()
+        h.core.send_text("remind me in ten minutes to check the oven")
+        first = await h.events.wait_for(NoResponse)
+        assert first.nudged and not first.gave_up
+        assert h.sim.sessions[0].pending_calls == {"fc-1": "setTimer"}
+        last = await h.events.wait_for(NoResponse, lambda e: e.gave_up)
+        assert last.turn_id == first.turn_id
+        await h.events.wait_state(AgentState.READY, count=2)
+        assert h.core.state is AgentState.READY
+
+
+async def test_timer_notice_waits_while_the_person_speaks_on_a_synchronous_model(
+    core_harness: HarnessFactory,
+) -> None:
+    scenario = Scenario(
+        turns=[
+            ASK_FOR_TIMER,
+            Turn(OnToolResponse(), [Tone(duration_s=0.1, transcript="Timer set."), TurnComplete()]),
+            Turn(OnActivityEnd(), [Tone(duration_s=0.1, transcript="Sure."), TurnComplete()]),
+            TIMER_NOTICE,
+        ]
+    )
+    async with core_harness(scenario, with_timers=True, settings=Settings(model=SYNC_MODEL)) as h:
+        await h.ready()
+        h.core.send_text("remind me in ten minutes to check the oven")
+        await h.events.wait_for(TurnStats)
+        await h.events.wait_state(AgentState.READY, count=2)
+        # A synchronous model got one answer; nothing stays open.
+        assert h.sim.sessions[0].pending_calls == {}
+
+        assert h.core.begin_talk()
+        h.scheduler.advance(600)
+        pending = await h.events.wait_for(TimerAnnouncementPending)
+        # The person is speaking: the notice waits in the timer service.
+        assert h.timers.pending_announcements == (pending.text,)
+        h.core.send_audio(speech(0.2))
+        h.core.end_talk()
+
+        await h.events.wait_for(
+            TranscriptUpdated, lambda e: e.final and e.text == "Your oven timer is done."
+        )
+        assert list(h.timers.pending_announcements) == []
+        assert [text for text in _texts(h) if "Timer notice" in text] == [
+            f"(Timer notice: {pending.text})"
+        ]
+        # Sent only after the person's turn and its answer.
+        events = h.sim.recorder.events()
+        kinds = [e.kind for e in events]
+        notice_at = next(
+            i
+            for i, e in enumerate(events)
+            if e.kind == Received.TEXT and "Timer notice" in str(e.data["text"])
+        )
+        assert kinds.index(Received.ACTIVITY_END) < notice_at
+        assert _finals(h) == [
+            (Speaker.USER, "remind me in ten minutes to check the oven"),
+            (Speaker.ASSISTANT, "Timer set."),
+            (Speaker.ASSISTANT, "Sure."),
+            (Speaker.ASSISTANT, "Your oven timer is done."),
+        ]
+
+
+def _tools_of_update(raw: Mapping[str, Any]) -> list[dict[str, Any]]:
+    tools = raw["tools"]
+    inner: list[dict[str, Any]] = tools["tools"] if isinstance(tools, dict) else tools
+    return inner
+
+
+def _setup_tools(h: Harness, connection_id: int) -> list[dict[str, Any]]:
+    [setup] = h.sim.recorder.events(
+        Received.SETUP, predicate=lambda e: e.connection_id == connection_id
+    )
+    tools: list[dict[str, Any]] = setup.data["tools"]
+    return tools
+
+
+SEARCH: dict[str, Any] = {"googleSearch": {}}
+GREETING = Turn(OnText(contains="hi"), [Tone(duration_s=0.1, transcript="Hello."), TurnComplete()])
+
+
+async def test_google_search_is_declared_with_the_functions_and_switched_live(
+    core_harness: HarnessFactory,
+) -> None:
+    settings = Settings(google_search=True)
+    async with core_harness(
+        Scenario(turns=[GREETING]), settings=settings, extra_tools=search_tools
+    ) as h:
+        await h.ready()
+        tools = _setup_tools(h, 1)
+        assert SEARCH in tools
+        assert "get_time" in h.sim.sessions[0].function_names
+
+        # A tool switch keeps Google Search in the context update.
+        assert await h.core.set_tool_enabled("slow_lookup", False)
+        [update] = await h.sim.recorder.wait_for(Received.CONTEXT_UPDATE)
+        assert SEARCH in _tools_of_update(update.data)
+        assert "slow_lookup" not in h.sim.sessions[0].function_names
+
+        # Google Search switched off in the settings pane: a context update, no reconnect.
+        await h.core.update_settings(settings.model_copy(update={"google_search": False}))
+        updates = await h.sim.recorder.wait_for(Received.CONTEXT_UPDATE, 2)
+        switched_off = _tools_of_update(updates[1].data)
+        assert SEARCH not in switched_off
+        assert any(
+            "functionDeclarations" in t or "function_declarations" in t for t in switched_off
+        )
+        changed = await h.events.wait_for(ToolsChanged, count=2)
+        assert changed.applied_live
+        assert "get_time" in changed.enabled
+
+        # The conversation goes on on the same connection.
+        h.core.send_text("hi")
+        await h.events.wait_for(TurnStats)
+        assert h.sim.connection_count == 1
+        assert h.core.reconnect_count == 0
+        records = await _records(h)
+        assert [r["fields"] for r in records if r["type"] == "settings_changed"] == [["tools"]]
+
+
+async def test_a_setup_setting_reconnects_at_a_quiet_moment_and_is_used(
+    core_harness: HarnessFactory,
+) -> None:
+    settings = Settings()
+    async with core_harness(Scenario(turns=[GREETING]), settings=settings) as h:
+        await h.ready()
+        h.core.send_text("hi")
+        await h.events.wait_for(TurnStats)
+        # Unchanged settings: nothing happens.
+        await h.core.update_settings(settings.model_copy())
+        await h.core.update_settings(settings.model_copy(update={"voice": "Kore"}))
+        reconnected = await h.events.wait_for(Reconnected)
+        assert reconnected.planned
+        assert reconnected.resumed
+        [setup] = h.sim.recorder.events(Received.SETUP, predicate=lambda e: e.connection_id == 2)
+        voice = wire_field(
+            setup.data,
+            "generation_config",
+            "speech_config",
+            "voice_config",
+            "prebuilt_voice_config",
+            "voice_name",
+        )
+        assert voice == "Kore"
+        assert h.sim.recorder.events(Received.CONTEXT_UPDATE) == []
+        assert h.core.snapshot().model == settings.model
+
+
+GROUNDED = RawMessage(
+    message={
+        "serverContent": {
+            "groundingMetadata": {
+                "webSearchQueries": ["weather in Oslo today"],
+                "groundingChunks": [
+                    {"web": {"uri": "https://yr.no/r/1", "title": "Yr", "domain": "yr.no"}},
+                    {"web": {"uri": "https://yr.no/r/1", "title": "Yr again"}},
+                    {"web": {"uri": "https://met.no/r/2", "domain": "met.no"}},
+                ],
+            }
+        }
+    }
+)
+
+
+async def test_grounding_sources_become_an_event_and_a_history_record(
+    core_harness: HarnessFactory,
+) -> None:
+    scenario = Scenario(
+        turns=[
+            Turn(
+                OnText(contains="weather"),
+                [
+                    Tone(duration_s=0.1, transcript="It rains in Oslo."),
+                    GROUNDED,
+                    GROUNDED,  # the service repeats it: shown once
+                    TurnComplete(),
+                ],
+            )
+        ]
+    )
+    async with core_harness(
+        scenario, settings=Settings(google_search=True), extra_tools=search_tools
+    ) as h:
+        await h.ready()
+        h.core.send_text("what is the weather in Oslo")
+        stats = await h.events.wait_for(TurnStats)
+        [found] = h.events.of(GroundingSourcesFound)
+        assert found.turn_id == stats.turn_id
+        assert found.sources == (
+            GroundingSource(title="Yr", uri="https://yr.no/r/1", domain="yr.no"),
+            GroundingSource(title="met.no", uri="https://met.no/r/2", domain="met.no"),
+        )
+        assert found.queries == ("weather in Oslo today",)
+        records = await _records(h)
+        [record] = [r for r in records if r["type"] == "grounding_sources"]
+        assert record["turn_id"] == stats.turn_id
+        assert [s["uri"] for s in record["sources"]] == ["https://yr.no/r/1", "https://met.no/r/2"]
+        assert record["queries"] == ["weather in Oslo today"]
+        json.dumps(record)
+
+
+async def test_timers_running_at_quit_are_in_the_history(core_harness: HarnessFactory) -> None:
+    async with core_harness(Scenario(turns=[GREETING]), with_timers=True) as h:
+        await h.ready()
+        h.timers.start(600, "tea")
+        # The app's quit order: stop the timers, then the core (which closes the history).
+        stopped = h.timers.shutdown()
+        await h.core.stop()
+        assert h.history.path is not None
+        records = read_history(h.history.path)
+        [record] = [r for r in records if r["type"] == "timers_running_at_quit"]
+        assert record["timers"] == [timer.as_record() for timer in stopped]
+        assert record["timers"][0]["label"] == "tea"
+        assert [r["type"] for r in records][-2:] == ["timers_running_at_quit", "session_ended"]
