@@ -237,32 +237,51 @@ def check_echo_canceller() -> str:
     return f"{canceller.frames_processed} frames of 10 ms processed; library in {library}"
 
 
-_NATIVE_QT_PLATFORMS: Final = {"linux": "xcb wayland", "darwin": "cocoa", "win32": "windows"}
+# The platform plugins a window needs here; the offscreen one is what --self-test uses.
+_NEEDED_QT_PLATFORMS: Final = {"linux": ("xcb",), "darwin": ("cocoa",), "win32": ("windows",)}
+# Qt tries Wayland first on a Wayland session and falls back to xcb (XWayland) when the
+# plugin cannot load (a system without libwayland-client, which we do not bundle): its
+# failure is reported, not fatal.
+_OPTIONAL_QT_PLATFORMS: Final = {"linux": ("wayland",)}
 
 
-def _native_platform_plugins() -> tuple[str, ...]:
-    platform_key = "linux" if sys.platform.startswith("linux") else sys.platform
-    return (*_NATIVE_QT_PLATFORMS.get(platform_key, "").split(), "offscreen")
+def _platform_key() -> str:
+    return "linux" if sys.platform.startswith("linux") else sys.platform
+
+
+def _load_platform_plugin(plugins_dir: Path, name: str) -> str | None:
+    """Load one platform plugin; return None, or why it cannot be loaded."""
+    from PySide6.QtCore import QPluginLoader
+
+    candidates = sorted(plugins_dir.glob(f"*q{name}.*"))
+    if not candidates:
+        return f"not in {plugins_dir}"
+    loader = QPluginLoader(str(candidates[0]))
+    if not loader.load():
+        return loader.errorString()
+    return None
 
 
 def check_qt() -> str:
     """Qt's platform plugins load, and the app icon renders from the shipped resources."""
-    from PySide6.QtCore import QLibraryInfo, QPluginLoader
+    from PySide6.QtCore import QLibraryInfo
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
     plugins_dir = Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.PluginsPath)) / "platforms"
     loaded = []
-    for name in _native_platform_plugins():
-        candidates = sorted(plugins_dir.glob(f"*q{name}.*"))
-        if not candidates:
-            raise SelfTestFailure(f"the Qt platform plugin {name!r} is not in {plugins_dir}")
-        loader = QPluginLoader(str(candidates[0]))
-        if not loader.load():
-            raise SelfTestFailure(
-                f"the Qt platform plugin {name!r} fails to load: {loader.errorString()}"
-            )
+    for name in (*_NEEDED_QT_PLATFORMS.get(_platform_key(), ()), "offscreen"):
+        problem = _load_platform_plugin(plugins_dir, name)
+        if problem is not None:
+            raise SelfTestFailure(f"the Qt platform plugin {name!r} cannot load: {problem}")
         loaded.append(name)
+    notes = []
+    for name in _OPTIONAL_QT_PLATFORMS.get(_platform_key(), ()):
+        problem = _load_platform_plugin(plugins_dir, name)
+        if problem is None:
+            loaded.append(name)
+        else:
+            notes.append(f"; {name} cannot load ({problem}), Qt will use xcb")
     # A QApplication (not a QGuiApplication) so that a process which goes on to open
     # windows, a test session for one, can keep using it.
     app = QApplication.instance() or QApplication(
@@ -275,7 +294,10 @@ def check_qt() -> str:
     if pixmap.isNull():
         raise SelfTestFailure(f"the app icon does not render (SVG support missing): {icon_file}")
     del app
-    return f"platform plugins {', '.join(loaded)} load; icon renders from {icon_file.parent}"
+    return (
+        f"platform plugins {', '.join(loaded)} load{''.join(notes)}; "
+        f"icon renders from {icon_file.parent}"
+    )
 
 
 def _resources_dir() -> Path:
