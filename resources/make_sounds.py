@@ -43,6 +43,8 @@ SOUNDS = (
     Sound("listen_start", 0.11, 587.33, 783.99),
     Sound("listen_stop", 0.11, 783.99, 523.25),
     Sound("test_tone", 1.0, 440.0, 440.0, peak_dbfs=-16.0, fade_s=0.05),
+    # Not a listening earcon: a timer ending may be heard from across the room.
+    Sound("timer_done", 0.4, 659.25, 987.77, peak_dbfs=-14.0, fade_s=0.08),
 )
 
 

@@ -39,6 +39,7 @@ from sammy_desktop.core.events import (
     UsageUpdated,
 )
 from sammy_desktop.eventbus import Event, EventBus, Subscription
+from sammy_desktop.tools.desktop.events import TimerCancelled, TimerFired, TimerStarted
 from sammy_desktop.tools.events import (
     ConfirmationRequested,
     ConfirmationResolved,
@@ -91,6 +92,9 @@ class EventBridge(QObject):
     end_session_requested = Signal(EndSessionRequested)
     context_shared = Signal(ContextShared)
     escalation_raised = Signal(EscalationRaised)
+    timer_started = Signal(TimerStarted)
+    timer_fired = Signal(TimerFired)
+    timer_cancelled = Signal(TimerCancelled)
     # -- audio --------------------------------------------------------------------------
     input_level = Signal(float)
     """The microphone's level in dBFS, about 30 times a second."""
@@ -128,6 +132,9 @@ class EventBridge(QObject):
             EndSessionRequested: self.end_session_requested,
             ContextShared: self.context_shared,
             EscalationRaised: self.escalation_raised,
+            TimerStarted: self.timer_started,
+            TimerFired: self.timer_fired,
+            TimerCancelled: self.timer_cancelled,
             PlaybackStarted: self.playback_started,
             PlaybackDrained: self.playback_drained,
             DeviceFallback: self.device_fallback,

@@ -53,6 +53,7 @@ from sammy_desktop.core.events import (
     TurnStats,
     UsageUpdated,
 )
+from sammy_desktop.tools.desktop.events import TimerCancelled, TimerFired, TimerStarted
 from sammy_desktop.tools.events import (
     ConfirmationRequested,
     ContextShared,
@@ -122,6 +123,21 @@ _SHARED_WORDS: Final = {
     "user_preferences": "your preferences",
     "custom_context": "custom context",
 }
+
+
+def _human_duration(seconds: float) -> str:
+    """``45 s``, ``5 min``, ``1 h 30 min``."""
+    total = round(seconds)
+    if total < 60:
+        return f"{total} s"
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{hours} h"] if hours else []
+    if minutes:
+        parts.append(f"{minutes} min")
+    if secs and not hours:
+        parts.append(f"{secs} s")
+    return " ".join(parts)
 
 
 def _shared_summary(shared: dict[str, object]) -> str:
@@ -395,6 +411,9 @@ class MainWindow(QMainWindow):
         bridge.turn_stats.connect(self.on_turn_stats)
         bridge.usage_updated.connect(self.on_usage_updated)
         bridge.tools_changed.connect(self.on_tools_changed)
+        bridge.timer_started.connect(self.on_timer_started)
+        bridge.timer_fired.connect(self.on_timer_fired)
+        bridge.timer_cancelled.connect(self.on_timer_cancelled)
         bridge.input_level.connect(self.on_input_level)
         bridge.output_level.connect(self.on_output_level)
         bridge.device_fallback.connect(self.on_device_fallback)
@@ -522,13 +541,14 @@ class MainWindow(QMainWindow):
         self.talk_button.set_look(TalkLook.LISTENING)
         self._update_hint()
         state = controls.state
-        if state in _CAN_TALK:
+        if state in _RUNNING:
+            # While connecting the core may already take the turn (and buffer the audio);
+            # if not, the turn starts at the next state change.
             self._talk_pending = not controls.begin_talk()
             return
-        # Not connected: connect first and start talking as soon as the session is ready.
+        # Not connected: connect first and start talking as soon as the core accepts it.
         self._talk_pending = True
-        if state not in _RUNNING:
-            self._tasks.run(controls.start(), "ui-connect-to-talk")
+        self._tasks.run(controls.start(), "ui-connect-to-talk")
 
     def _stop_talking(self) -> None:
         if not self._talking:
@@ -647,7 +667,7 @@ class MainWindow(QMainWindow):
             self.banners.remove("connection")
             if event.new is AgentState.READY:
                 self.banners.remove("error")
-        if self._talk_pending and self._talking and event.new in _CAN_TALK:
+        if self._talk_pending and self._talking and event.new in _RUNNING:
             # Cleared first: begin_talk itself changes the state, which lands here again.
             self._talk_pending = False
             controls = self._controls
@@ -848,6 +868,27 @@ class MainWindow(QMainWindow):
         if event.first_audio_ms is not None:
             self._last_turn_ms = event.first_audio_ms
         self._update_status_line()
+
+    def on_timer_started(self, event: TimerStarted) -> None:
+        """A timer runs: a quiet banner says what for and when it ends."""
+        timer = event.timer
+        ends = timer.ends_at.astimezone().strftime("%H:%M")
+        self.banners.show_banner(
+            f"timer-{timer.id}",
+            "info",
+            f"Timer “{timer.label}” set for {_human_duration(timer.duration_s)}; "
+            f"it ends at {ends}.",
+        )
+
+    def on_timer_fired(self, event: TimerFired) -> None:
+        """A timer ended."""
+        self.banners.show_banner(
+            f"timer-{event.timer.id}", "success", f"Timer done: “{event.timer.label}”."
+        )
+
+    def on_timer_cancelled(self, event: TimerCancelled) -> None:
+        """A timer was cancelled: its banner goes."""
+        self.banners.remove(f"timer-{event.timer.id}")
 
     def on_tools_changed(self, event: ToolsChanged) -> None:
         """Say that the assistant's tools changed, and when that takes effect."""

@@ -47,6 +47,7 @@ from sammy_desktop.config.settings import DEFAULT_MODEL
 from sammy_desktop.config.store import SettingsError
 from sammy_desktop.core.events import ToolsChanged
 from sammy_desktop.tools.capabilities import capabilities_for
+from sammy_desktop.tools.desktop.pack import TOOLS_THAT_ASK_FIRST
 from sammy_desktop.tools.kinds import ToolCategory
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.controls import AgentControls, UiTasks
@@ -56,7 +57,7 @@ from sammy_desktop.ui.settings_fields import FieldCard, build_editor, can_edit
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.theme import ThemeController
 
-__all__ = ["AboutInfo", "SettingsWindow", "ToolCatalog", "ToolInfo"]
+__all__ = ["AboutInfo", "SettingsWindow", "ToolCatalog", "ToolInfo", "asks_first"]
 
 _log = logging.getLogger(__name__)
 
@@ -136,6 +137,15 @@ class AboutInfo:
     data_folder: Path
     config_folder: Path
     keyring_backend: str = ""
+
+
+def asks_first(tool: ToolInfo) -> bool:
+    """Whether the tool asks the person before it acts (the "asks first" badge).
+
+    Some desktop tools ask from inside their handler rather than through
+    ``requires_confirmation``; the pack lists them.
+    """
+    return tool.requires_confirmation or tool.name in TOOLS_THAT_ASK_FIRST
 
 
 def _first_line(text: str) -> str:
@@ -426,6 +436,7 @@ class SettingsWindow(QWidget):
         self.tools_status = QLabel("")
         self.tools_status.setObjectName("fieldDescription")
         self.tools_status.setAccessibleName("Tool changes")
+        self.tools_status.hide()
         page.addWidget(self.tools_status)
         by_category: dict[ToolCategory, list[ToolInfo]] = {}
         for tool in self._tools.tools:
@@ -449,7 +460,7 @@ class SettingsWindow(QWidget):
         name = QLabel(tool.name)
         name.setObjectName("fieldTitle")
         top.addWidget(name)
-        if tool.requires_confirmation:
+        if asks_first(tool):
             badge = QLabel("asks first")
             badge.setObjectName("badge")
             badge.setToolTip("The assistant needs your approval every time it uses this tool.")
@@ -465,7 +476,7 @@ class SettingsWindow(QWidget):
         switch = ToggleSwitch()
         assert self._tools is not None
         switch.setChecked(self._tools.is_enabled(tool.name))
-        confirm = ", asks first" if tool.requires_confirmation else ""
+        confirm = ", asks first" if asks_first(tool) else ""
         switch.setAccessibleName(f"{tool.name} ({tool.category}{confirm})")
         switch.setAccessibleDescription(_first_line(tool.description))
         switch.toggled.connect(lambda on, n=tool.name: self.set_tool_enabled(n, on))
@@ -612,6 +623,7 @@ class SettingsWindow(QWidget):
             self.tools_status.setText("Applied to the running conversation.")
         else:
             self.tools_status.setText("Saved; applies when the assistant next connects.")
+        self.tools_status.show()
 
     # ------------------------------------------------------------------ internals
 

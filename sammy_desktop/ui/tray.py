@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from sammy_desktop.core.events import AgentState, StateChanged
 from sammy_desktop.ui.bridge import EventBridge
+from sammy_desktop.ui.desktop_ports import QtDesktopNotifier
 from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.state_pill import STATE_WORDS
 
@@ -69,6 +70,15 @@ class TrayIcon(QObject):
         self.icon.activated.connect(self._on_activated)
         self.menu.aboutToShow.connect(self._refresh_menu)
         bridge.state_changed.connect(self.on_state_changed)
+
+    def attach_notifier(self, notifier: QtDesktopNotifier) -> None:
+        """Show the tool pack's notifications as tray messages."""
+        notifier.notification.connect(self.show_message)
+
+    def show_message(self, title: str, body: str) -> None:
+        """A balloon from the tray, where the desktop supports them."""
+        if self.icon.isVisible() and QSystemTrayIcon.supportsMessages():
+            self.icon.showMessage(title, body, self._assets.app_icon(), 8000)
 
     @staticmethod
     def available() -> bool:

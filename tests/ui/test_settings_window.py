@@ -17,12 +17,14 @@ from sammy_desktop.config.secrets import SecretStore
 from sammy_desktop.config.store import SettingsStore
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools.context import ToolServices
+from sammy_desktop.tools.desktop import TimerService, desktop_tools
 from sammy_desktop.tools.manager import ToolManager
 from sammy_desktop.ui.controls import UiTasks
+from sammy_desktop.ui.desktop_ports import QtApplicationLauncher, QtClipboard, QtDesktopNotifier
 from sammy_desktop.ui.main_window import SettingsSection
 from sammy_desktop.ui.settings_fields import can_edit
 from sammy_desktop.ui.settings_state import SettingsState
-from sammy_desktop.ui.settings_window import AboutInfo, SettingsWindow
+from sammy_desktop.ui.settings_window import AboutInfo, SettingsWindow, asks_first
 from sammy_desktop.ui.theme import ThemeController
 
 from .conftest import FakeAgent
@@ -91,7 +93,13 @@ def _manager(bus: EventBus, state: SettingsState, tmp_path: Path) -> ToolManager
         settings=lambda: state.settings,
         transcript=lambda: (),
     )
-    return ToolManager(bus, services, load_entry_points=False)
+    notifier = QtDesktopNotifier(lambda: state.settings)
+    pack = desktop_tools(
+        timers=TimerService(bus, notifier),
+        clipboard=QtClipboard(),
+        launcher=QtApplicationLauncher(),
+    )
+    return ToolManager(bus, services, tools=pack, load_entry_points=False)
 
 
 def test_tool_switch_persists_and_changes_the_declarations_mid_session(
@@ -143,7 +151,8 @@ def test_tools_page_groups_by_category_and_badges_risky_ones(
         page = window._pages["Tools"]
         texts = [label.text() for label in page.findChildren(QLabel)]
         assert "Actions" in texts or "Context" in texts
-        risky = [t.name for t in manager.tools if t.requires_confirmation]
+        risky = [t.name for t in manager.tools if asks_first(t)]
+        assert {"openUrl", "deleteNote"} <= set(risky)
         assert texts.count("asks first") == len(risky)
 
     qloop.run(scenario())
