@@ -218,6 +218,7 @@ class AgentCore:
         self._tool_tasks: set[asyncio.Task[None]] = set()
         self._subscriptions: list[Subscription] = []
         self._last_grounding: tuple[int, GroundingSummary] | None = None
+        self._configured: tuple[object, ...] = ()  # see _setup_fingerprint
 
         self._handle: str | None = None
         self._was_connected = False
@@ -498,6 +499,14 @@ class AgentCore:
                 _log.info("context update not sent (%s); it applies on reconnection", exc)
         return self._enabled_tool_names(tools), applied
 
+    def _setup_fingerprint(self, tools: Sequence[types.Tool]) -> tuple[object, ...]:
+        """What a connection's setup was built from, to tell when it has gone stale."""
+        return (
+            *(getattr(self._settings, field) for field in _SETUP_FIELDS),
+            self._talk_mode,
+            _tool_dump(tools),
+        )
+
     def _session_tools(self) -> list[types.Tool]:
         """``LiveConnectConfig.tools``: the enabled functions, then the extra tools."""
         return [
@@ -616,9 +625,11 @@ class AgentCore:
 
     async def _connect(self, handle: str | None) -> LiveConnection:
         assert self._client is not None
+        tools = self._session_tools()
+        self._configured = self._setup_fingerprint(tools)
         config = build_live_config(
             self._settings,
-            self._session_tools(),
+            tools,
             talk_mode=self._talk_mode,
             resume_handle=handle,
             earlier_conversation=""
@@ -665,6 +676,10 @@ class AgentCore:
             )
         self._was_connected = True
         self._set_state(self._resting_state(), "connected")
+        if self._configured != self._setup_fingerprint(self._session_tools()):
+            # Settings, talk mode or tools changed while this connection was being set up:
+            # its setup is already stale, and the wish to reconnect was just cleared.
+            self._request_reconnect("settings changed while connecting")
         if self._turn.awaiting_answer:
             self._arm_watchdog()
 

@@ -270,16 +270,7 @@ async def test_a_setup_setting_reconnects_at_a_quiet_moment_and_is_used(
         reconnected = await h.events.wait_for(Reconnected)
         assert reconnected.planned
         assert reconnected.resumed
-        [setup] = h.sim.recorder.events(Received.SETUP, predicate=lambda e: e.connection_id == 2)
-        voice = wire_field(
-            setup.data,
-            "generation_config",
-            "speech_config",
-            "voice_config",
-            "prebuilt_voice_config",
-            "voice_name",
-        )
-        assert voice == "Kore"
+        assert (_voice_in_setup(h, 1), _voice_in_setup(h, 2)) == ("Puck", "Kore")
         assert h.sim.recorder.events(Received.CONTEXT_UPDATE) == []
         assert h.core.snapshot().model == settings.model
 
@@ -350,3 +341,34 @@ async def test_timers_running_at_quit_are_in_the_history(core_harness: HarnessFa
         assert record["timers"] == [timer.as_record() for timer in stopped]
         assert record["timers"][0]["label"] == "tea"
         assert [r["type"] for r in records][-2:] == ["timers_running_at_quit", "session_ended"]
+
+
+def _voice_in_setup(h: Harness, connection_id: int) -> str:
+    [setup] = h.sim.recorder.events(
+        Received.SETUP, predicate=lambda e: e.connection_id == connection_id
+    )
+    voice = wire_field(
+        setup.data,
+        "generation_config",
+        "speech_config",
+        "voice_config",
+        "prebuilt_voice_config",
+        "voice_name",
+    )
+    return str(voice)
+
+
+async def test_settings_changed_while_the_setup_is_on_its_way_are_not_lost(
+    core_harness: HarnessFactory,
+) -> None:
+    settings = Settings()
+    async with core_harness(Scenario(), settings=settings) as h:
+        # The service holds setupComplete back, so the change lands mid-handshake.
+        h.sim.set_stalled(True)
+        await h.core.start()
+        await h.sim.recorder.wait_for(Received.SETUP)
+        await h.core.update_settings(settings.model_copy(update={"voice": "Kore"}))
+        h.sim.set_stalled(False)
+        reconnected = await h.events.wait_for(Reconnected)
+        assert reconnected.planned
+        assert (_voice_in_setup(h, 1), _voice_in_setup(h, 2)) == ("Puck", "Kore")
