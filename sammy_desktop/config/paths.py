@@ -52,6 +52,11 @@ class AppPaths:
         return self.data_dir / "history"
 
     @property
+    def notes_dir(self) -> Path:
+        """The notes the assistant keeps (``addNote``), in one SQLite file."""
+        return self.data_dir / "notes"
+
+    @property
     def escalations_dir(self) -> Path:
         """Escalation records written by the ``escalate`` tool."""
         return self.data_dir / "escalations"

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from sammy_desktop.config import Settings
+from sammy_desktop.config import AppPaths, Settings
 from sammy_desktop.core.agent import WatchdogPolicy
 from sammy_desktop.core.events import (
     AgentState,
@@ -41,6 +42,7 @@ from sammy_desktop.tools.desktop import (
     GroundingSource,
     TimerAnnouncementPending,
     TimerFired,
+    notes_folder,
     search_tools,
 )
 from tests.core.conftest import Harness, HarnessFactory, speech, wire_field
@@ -372,3 +374,9 @@ async def test_settings_changed_while_the_setup_is_on_its_way_are_not_lost(
         reconnected = await h.events.wait_for(Reconnected)
         assert reconnected.planned
         assert (_voice_in_setup(h, 1), _voice_in_setup(h, 2)) == ("Puck", "Kore")
+
+
+def test_the_notes_folder_is_the_app_paths_notes_dir(tmp_path: Path) -> None:
+    paths = AppPaths.profile(tmp_path / "profile")
+    assert paths.notes_dir == paths.data_dir / "notes"
+    assert notes_folder(paths) == paths.notes_dir

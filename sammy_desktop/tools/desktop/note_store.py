@@ -71,7 +71,7 @@ class NoteHit:
 
 def notes_folder(paths: AppPaths) -> Path:
     """The folder that holds the notes database (the settings pane offers to open it)."""
-    return paths.data_dir / "notes"
+    return paths.notes_dir
 
 
 def search_terms(query: str) -> list[str]:
