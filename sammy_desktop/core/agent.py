@@ -18,7 +18,12 @@ supervisor of the connection:
   call is answered: the tool runner guarantees it, and the core checks it;
 * a watchdog: no answer within N seconds after the person finished -> a NoResponse event
   and one nudge; a second silence -> NoResponse(gave_up) and back to Ready;
-* per-turn statistics and the JSON-lines history, written as things happen.
+* per-turn statistics and the JSON-lines history, written as things happen;
+* the desktop tool pack's needs: an open streaming call (a running timer) does not hold
+  back a reconnect or the watchdog; timer notices go to the model as realtime text when
+  the conversation is Ready; Google Search (``extra_tools``) is declared beside the
+  functions; grounding sources become events; settings the pane saves arrive through
+  :meth:`AgentCore.update_settings`.
 
 Everything runs on the one asyncio loop; the public methods that the UI and the audio
 layer call often (:meth:`AgentCore.send_audio`, :meth:`AgentCore.begin_talk`,

@@ -15,6 +15,7 @@ from sammy_desktop.config import AppPaths, Settings
 from sammy_desktop.core.agent import WatchdogPolicy
 from sammy_desktop.core.events import (
     AgentState,
+    ConnectionLost,
     GroundingSourcesFound,
     NoResponse,
     Reconnected,
@@ -26,6 +27,7 @@ from sammy_desktop.core.events import (
 from sammy_desktop.core.history import read_history
 from sammy_desktop.sim import (
     CallTools,
+    Close,
     FunctionCallSpec,
     OnActivityEnd,
     OnText,
@@ -380,3 +382,48 @@ def test_the_notes_folder_is_the_app_paths_notes_dir(tmp_path: Path) -> None:
     paths = AppPaths.profile(tmp_path / "profile")
     assert paths.notes_dir == paths.data_dir / "notes"
     assert notes_folder(paths) == paths.notes_dir
+
+
+async def test_a_timer_that_ended_between_conversations_is_told_once_ready(
+    core_harness: HarnessFactory,
+) -> None:
+    async with core_harness(Scenario(turns=[TIMER_NOTICE]), with_timers=True) as h:
+        h.timers.start(60, "tea")
+        h.scheduler.advance(60)  # no conversation: the text waits in the timer service
+        assert len(h.timers.pending_announcements) == 1
+        await h.ready()
+        await h.events.wait_for(
+            TranscriptUpdated, lambda e: e.final and e.text == "Your oven timer is done."
+        )
+        [notice] = [text for text in _texts(h) if "Timer notice" in text]
+        assert "'tea'" in notice
+        assert list(h.timers.pending_announcements) == []
+
+
+async def test_an_open_timer_call_is_cancelled_by_a_drop_and_the_timer_goes_on(
+    core_harness: HarnessFactory,
+) -> None:
+    scenario = Scenario(
+        turns=[
+            ASK_FOR_TIMER,
+            Turn(
+                OnToolResponse(name="setTimer", wait_for_all=False),
+                [Tone(duration_s=0.1, transcript="Timer set."), TurnComplete(), Close(code=1011)],
+            ),
+            TIMER_NOTICE,
+        ]
+    )
+    async with core_harness(scenario, with_timers=True) as h:
+        await h.ready()
+        h.core.send_text("remind me in ten minutes to check the oven")
+        await h.events.wait_for(ConnectionLost)
+        await h.events.wait_for(Reconnected)
+        await h.events.wait_for(ToolCallCancelled, lambda e: e.call_id == "fc-1")
+        await h.events.wait_state(AgentState.READY, count=3)
+        assert [t.label for t in h.timers.running()] == ["check the oven"]
+        h.scheduler.advance(600)
+        await h.events.wait_for(
+            TranscriptUpdated, lambda e: e.final and e.text == "Your oven timer is done."
+        )
+        records = await _records(h)
+        assert [r["ids"] for r in records if r["type"] == "tool_calls_abandoned"] == [["fc-1"]]

@@ -7,14 +7,18 @@ Wiring, in the app's composition root (the UI objects implement the ports)::
         bus, services, confirmer=dialogs, state=agent.snapshot,
         tools=desktop_tools(timers=timers, clipboard=qt_clipboard),
     )
-    # session setup and every context update:
-    tools = [*manager.declarations(model), *search_tools(settings)]
-    # at quit, before the history closes: timers.shutdown() (emits TimersRunningAtQuit)
+    agent = AgentCore(
+        ..., tools=manager,
+        extra_tools=search_tools,                     # Google Search beside the functions
+        take_announcements=timers.take_announcements,  # timer notices for the model
+    )
+    # at quit: timers.shutdown() first (the core records TimersRunningAtQuit in the
+    # session's history), then await agent.stop()
 
 "Always this session" (readClipboard) is the confirmation port's memory: call
-``QtConfirmationPort.forget_session()`` when a new conversation starts. The core delivers
-``TimerAnnouncementPending`` texts (``timers.take_announcements()``) to the model at the
-next turn, and shows :func:`~.web_search.grounding_sources` of each server message.
+``QtConfirmationPort.forget_session()`` when a new conversation starts. The core sends the
+pending timer announcements to the model whenever the conversation is Ready, and emits
+``GroundingSourcesFound`` with :func:`~.web_search.grounding_sources` of each server message.
 """
 
 from __future__ import annotations
