@@ -10,6 +10,8 @@ clean. The build takes about a minute; run these alone with ``-m package``.
 from __future__ import annotations
 
 import asyncio
+import ctypes.util
+import glob
 import os
 import re
 import signal
@@ -22,7 +24,7 @@ import pytest
 
 from sammy_desktop import __version__
 from sammy_desktop.selftest import STEP_NAMES
-from tests.packaging.conftest import PACKAGING
+from tests.packaging.conftest import PACKAGING, REPO
 
 pytestmark = [
     pytest.mark.package,
@@ -103,6 +105,80 @@ def test_the_frozen_app_passes_its_self_test(app_dir: Path, tmp_path: Path) -> N
     assert f"renders from {internal}/resources/icons" in steps["qt"]
     assert "in use: keyring.backends.SecretService.Keyring" in steps["keyring"]
     assert lines[-1].startswith("self-test passed: 9 steps in ")
+
+
+# Runs inside a private mount namespace: hides each directory (bind-mounts an empty one over
+# it) and each file (bind-mounts /dev/null over it), then runs the command.
+HIDE_AND_RUN = r"""
+set -e
+empty=$(mktemp -d)
+while [ "$1" != "--" ]; do
+    if [ -d "$1" ]; then mount --bind "$empty" "$1"; else mount --bind /dev/null "$1"; fi
+    shift
+done
+shift
+if "$PYTHON_THAT_BUILT" -c pass 2>/dev/null; then
+    echo "hiding failed: $PYTHON_THAT_BUILT still runs" >&2
+    exit 99
+fi
+exec "$@"
+"""
+
+
+def python_and_portaudio_paths() -> list[str]:
+    """Every Python installation on this machine, the checkout, and the system's PortAudio."""
+    candidates = {sys.prefix, sys.base_prefix, str(REPO)}
+    candidates.update(glob.glob("/usr/lib/python3*") + glob.glob("/usr/local/lib/python3*"))
+    portaudio = ctypes.util.find_library("portaudio")
+    if portaudio:
+        for folder in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"):
+            candidates.update(glob.glob(f"{folder}/{portaudio}*"))
+    existing = {Path(path).resolve() for path in candidates if Path(path).exists()}
+    # A folder inside one already hidden disappears with it (and cannot be mounted over).
+    return sorted(str(path) for path in existing if not any(p in path.parents for p in existing))
+
+
+def test_the_frozen_app_needs_no_python_and_no_system_portaudio(
+    app_dir: Path, tmp_path: Path
+) -> None:
+    """The "machine with no Python": every Python, the checkout and libportaudio hidden."""
+    hidden = python_and_portaudio_paths()
+    # A private mount namespace: as root directly, otherwise as root of a user namespace.
+    unshare = ["unshare", "--mount", "--propagation", "private"]
+    if os.geteuid() != 0:
+        unshare[1:1] = ["--user", "--map-root-user"]
+    command = [str(app_dir / "sammy-desktop"), "--self-test"]
+    env = desktop_environment(tmp_path / "home")
+    result = subprocess.run(
+        [
+            *unshare,
+            "sh",
+            "-c",
+            HIDE_AND_RUN,
+            "hide",
+            *hidden,
+            "--",
+            "env",
+            "-i",
+            *(f"{name}={value}" for name, value in env.items()),
+            *command,
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHON_THAT_BUILT": sys.executable},
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        check=False,
+    )
+
+    assert "hiding failed" not in result.stderr, result.stderr
+    assert "mount:" not in result.stderr, (
+        "this test needs a private mount namespace (root, or unprivileged user namespaces): "
+        + result.stderr
+    )
+    assert result.returncode == 0, f"hid {hidden}\n{result.stdout}\n{result.stderr}"
+    assert result.stdout.splitlines()[-1].startswith("self-test passed: 9 steps in ")
+    assert unexpected_stderr(result.stderr) == [], result.stderr
 
 
 async def test_the_frozen_app_shows_its_window_and_quits_cleanly(
