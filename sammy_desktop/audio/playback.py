@@ -85,7 +85,12 @@ class AudioPlayback:
         self._forced_rate = samplerate
         self._loop: asyncio.AbstractEventLoop | None = None
         self._supervisor = StreamSupervisor(
-            bus, "output", device, self._open_stream, on_running=self._stream_running
+            bus,
+            "output",
+            device,
+            self._open_stream,
+            on_running=self._stream_running,
+            on_failed=self._stream_failed,
         )
         self._rate = MODEL_RATE
         self._resampler = StreamResampler(MODEL_RATE, MODEL_RATE)
@@ -112,6 +117,8 @@ class AudioPlayback:
         self.blocks = 0
         self.last_start_latency_s = 0.0
         self.last_flush_to_silence_s = 0.0
+        self.last_flush_to_dac_silence_s = 0.0
+        self.dropped_while_down = 0
         self.output_latency_s = 0.0
 
     # -- public API ---------------------------------------------------------------------
@@ -171,6 +178,11 @@ class AudioPlayback:
                 f"play() needs whole 16-bit samples; got {len(data)} bytes (an odd count)"
             )
         if not data:
+            return
+        if self._supervisor.is_down:
+            # No speaker right now (it failed and is being reopened): speech that waited
+            # would come out late and out of context, so it is dropped and counted.
+            self.dropped_while_down += 1
             return
         loop = self._loop or asyncio.get_running_loop()
         self._loop = loop
@@ -322,6 +334,12 @@ class AudioPlayback:
             self.output_latency_s * 1000,
         )
 
+    def _stream_failed(self) -> None:
+        # Whatever was queued cannot play now; the listener must not wait for a drain that
+        # would never come.
+        if self._playing:
+            self.flush()
+
     def _make_callback(self, generation: int) -> Callable[[Any, int, Any, Any], None]:
         loop = self._loop
         assert loop is not None
@@ -400,6 +418,8 @@ class AudioPlayback:
         if self._flushed_at and written == 0 and stamp > self._flushed_at:
             # The first callback after flush() that played nothing: silence from here on.
             self.last_flush_to_silence_s = stamp - self._flushed_at
+            # ...and when that silence reaches the speaker, by PortAudio's clock.
+            self.last_flush_to_dac_silence_s = self.last_flush_to_silence_s + max(0.0, dac_delay)
             self._flushed_at = 0.0
         if flush_generation != self._flush_generation:
             return  # consumption of speech a flush has since discarded

@@ -20,7 +20,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 import sounddevice as sd
 
@@ -73,6 +73,7 @@ class StreamSupervisor:
         opener: opens and starts the stream (runs in a worker thread).
         on_running: called on the loop after each successful open, with the stream and
             the device, so the owner can read the stream's rate and latency.
+        on_failed: called on the loop when a running stream fails (before reopening).
         stall_timeout_s: a running stream that delivers no callback for this long is
             treated as dead. Generous, because some servers take seconds to start a stream.
     """
@@ -85,6 +86,7 @@ class StreamSupervisor:
         opener: StreamOpener,
         *,
         on_running: Callable[[PortAudioStream, AudioDevice], None] | None = None,
+        on_failed: Callable[[], None] | None = None,
         stall_timeout_s: float = 5.0,
     ) -> None:
         self._bus = bus
@@ -92,6 +94,7 @@ class StreamSupervisor:
         self._device_name = device_name
         self._opener = opener
         self._on_running = on_running
+        self._on_failed = on_failed
         self._stall_timeout_s = stall_timeout_s
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stream: PortAudioStream | None = None
@@ -125,6 +128,11 @@ class StreamSupervisor:
     def is_running(self) -> bool:
         """Whether a stream is open and no failure is pending."""
         return self._stream is not None and not self._failure.is_set()
+
+    @property
+    def is_down(self) -> bool:
+        """Whether it was started and has no working stream now (failed, reopening)."""
+        return self._task is not None and not self.is_running
 
     async def start(self) -> None:
         """Open the stream. Never raises for device trouble: that becomes events and retries."""
@@ -250,6 +258,8 @@ class StreamSupervisor:
             self._recovering = True
             _log.warning("%s stream failed: %s; reopening", self._direction, reason)
             self._bus.emit(StreamError(self._direction, reason))
+            if self._on_failed is not None:
+                self._on_failed()
             # Blocks still queued on the loop from the dead stream are stale from now on.
             self._generation += 1
             await self._close()
@@ -262,8 +272,3 @@ def _close_quietly(stream: PortAudioStream) -> None:
             step()
         except sd.PortAudioError as exc:
             _log.debug("ignoring %s while closing a stream: %s", step.__name__, exc)
-
-
-def callback_time(time_info: Any, field: str) -> float:
-    """Read a PortAudio time field from a callback's ``time_info`` (0.0 when unknown)."""
-    return float(getattr(time_info, field, 0.0) or 0.0)

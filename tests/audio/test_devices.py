@@ -7,9 +7,12 @@ from collections.abc import Iterator
 import pytest
 
 from sammy_desktop.audio import (
+    MODEL_RATE,
     AudioCapture,
     AudioPlayback,
     DeviceFallback,
+    PlaybackDrained,
+    PlaybackStarted,
     StreamError,
     StreamRecovered,
     list_devices,
@@ -17,6 +20,7 @@ from sammy_desktop.audio import (
 )
 from sammy_desktop.eventbus import EventBus
 from tests.audio.conftest import BlockCollector, EventLog
+from tests.audio.signals import tone
 from tests.audio.virtual_devices import load_virtual_devices, unload_virtual_devices
 
 pytestmark = pytest.mark.audio
@@ -96,12 +100,19 @@ async def test_streams_recover_when_the_sound_server_loses_and_regains_its_devic
     await playback.start()
     try:
         await collector.wait_for_blocks(3)
+        playback.play(tone(440.0, 5.0, rate=MODEL_RATE).tobytes())
+        await events.wait_for(PlaybackStarted)
         restore_virtual_devices.extend(unload_virtual_devices())
         output_error = await events.wait_for(StreamError, within=10)
         while {e.direction for e in events.of(StreamError)} != {"input", "output"}:
             await events.wait_for(StreamError, count=len(events.of(StreamError)) + 1)
         assert output_error.reason
-        assert not capture.is_running or not playback.is_running
+        # The speech that was playing is given up, and the listener hears so.
+        drained = await events.wait_for(PlaybackDrained)
+        assert drained.interrupted
+        assert not playback.is_running
+        playback.play(tone(440.0, 0.1, rate=MODEL_RATE).tobytes())
+        assert playback.dropped_while_down == 1
 
         load_virtual_devices(restore_virtual_devices)
         restore_virtual_devices.clear()
