@@ -24,7 +24,7 @@ import ssl
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
@@ -57,17 +57,9 @@ TOOL_NAME: Final = "getCurrentContext"
 TOOL_PROMPT: Final = "self-test: use a tool"
 AFTER_TOOL_SECONDS: Final = 0.2
 
-STEP_NAMES: Final = (
-    "ca-bundle",
-    "keyring",
-    "portaudio",
-    "echo-canceller",
-    "qt",
-    "simulator",
-    "connect",
-    "push-to-talk",
-    "tool-call",
-)
+LOAD_CHECK_NAMES: Final = ("ca-bundle", "keyring", "portaudio", "echo-canceller", "qt")
+END_TO_END_STEPS: Final = ("simulator", "connect", "push-to-talk", "tool-call")
+STEP_NAMES: Final = LOAD_CHECK_NAMES + END_TO_END_STEPS
 """Every step, in the order they run and appear in the report."""
 
 
@@ -109,21 +101,19 @@ class _Report:
         self.stream.write(result.line() + "\n")
         self.stream.flush()
 
-    @property
-    def failed(self) -> list[str]:
-        return [r.name for r in self.results if not r.ok]
 
-
-def _record(report: _Report, name: str, started: float, outcome: BaseException | str) -> bool:
-    """Add a step's line to the report. Returns whether it passed."""
+def _record(report: _Report, name: str, started: float, outcome: BaseException | str) -> None:
+    """Add a step's line to the report; a failure's traceback goes to the log file."""
     if isinstance(outcome, str):
         ok, detail = True, outcome
     elif isinstance(outcome, SelfTestFailure):
         ok, detail = False, str(outcome)
     else:
         ok, detail = False, f"{type(outcome).__name__}: {_last_line(str(outcome))}"
+        # INFO, not ERROR: the report already says it on stdout; the log file keeps the
+        # traceback for whoever reads the bug report.
+        _log.info("self-test step %s failed", name, exc_info=outcome)
     report.add(StepResult(name, ok, time.perf_counter() - started, detail))
-    return ok
 
 
 def _last_line(message: str) -> str:
@@ -135,19 +125,19 @@ def _last_line(message: str) -> str:
     return lines[-1] if lines else "(no message)"
 
 
-def _run_check(report: _Report, name: str, check: Callable[[], str]) -> bool:
+def _run_check(report: _Report, name: str, check: Callable[[], str]) -> None:
     """Run one loading step (plain code that returns quickly or raises)."""
     started = time.perf_counter()
     try:
         outcome: BaseException | str = check()
     except Exception as exc:  # noqa: BLE001 - the report must name any failure, then go on
         outcome = exc
-    return _record(report, name, started, outcome)
+    _record(report, name, started, outcome)
 
 
 async def _run_async_step(
     report: _Report, name: str, step: Callable[[], Awaitable[str]], timeout_s: float
-) -> bool:
+) -> None:
     """Run one end-to-end step with a timeout."""
     started = time.perf_counter()
     try:
@@ -156,7 +146,7 @@ async def _run_async_step(
         outcome = SelfTestFailure(f"no result within {timeout_s:g} s")
     except Exception as exc:  # noqa: BLE001 - the report must name any failure, then go on
         outcome = exc
-    return _record(report, name, started, outcome)
+    _record(report, name, started, outcome)
 
 
 # ---------------------------------------------------------------- the steps that load things
@@ -192,8 +182,7 @@ def check_keyring() -> str:
         raise SelfTestFailure(
             "keyring finds no backends: its entry-point metadata is not in this install"
         )
-    platform_key = "linux" if sys.platform.startswith("linux") else sys.platform
-    native = _NATIVE_KEYRING.get(platform_key)
+    native = _NATIVE_KEYRING.get(_platform_key())
     if native is not None and native not in names:
         raise SelfTestFailure(f"the {native} backend is not registered (found: {names})")
     backend = keyring.get_keyring()
@@ -318,17 +307,6 @@ def _tone(frequency_hz: float, seconds: float, rate: int) -> bytes:
 # ---------------------------------------------------------------- the end-to-end steps
 
 
-@dataclass
-class _Conversation:
-    """What the end-to-end steps share: the simulator, the session, a profile folder."""
-
-    profile: Path
-    simulator: LiveSimulator | None = None
-    session: live.AsyncSession | None = None
-    model: str = ""
-    tool_declarations: list[types.Tool] = field(default_factory=list)
-
-
 def self_test_scenario() -> Scenario:
     """The simulated model's script: echo the spoken turn, then call one tool."""
     from sammy_desktop.sim import (
@@ -366,11 +344,18 @@ def self_test_scenario() -> Scenario:
 
 
 class _EndToEnd:
-    """The simulator, connection, push-to-talk and tool steps, sharing one session."""
+    """The simulator, connection, push-to-talk and tool steps, sharing one session.
 
-    def __init__(self, conversation: _Conversation, stack: contextlib.AsyncExitStack) -> None:
-        self._conversation = conversation
+    Args:
+        profile: a throwaway folder for the tool services' files.
+        stack: closes what the steps open (session, tool manager, simulator), in reverse.
+    """
+
+    def __init__(self, profile: Path, stack: contextlib.AsyncExitStack) -> None:
+        self._profile = profile
         self._stack = stack
+        self._simulator: LiveSimulator | None = None
+        self._session: live.AsyncSession | None = None
         self._tools: ToolManager | None = None
 
     async def start_simulator(self) -> str:
@@ -378,12 +363,13 @@ class _EndToEnd:
 
         simulator = LiveSimulator(self_test_scenario(), api_keys=(SELF_TEST_KEY,))
         await self._stack.enter_async_context(simulator)
-        self._conversation.simulator = simulator
+        self._simulator = simulator
         return f"listening on {simulator.base_url} with a throwaway TLS certificate"
 
     async def connect(self) -> str:
         from google import genai
         from google.genai import types
+        from google.genai import version as sdk_version
 
         from sammy_desktop.config import AppPaths, Settings
         from sammy_desktop.eventbus import EventBus
@@ -391,7 +377,7 @@ class _EndToEnd:
 
         simulator = self._require_simulator()
         settings = Settings()
-        paths = AppPaths.profile(self._conversation.profile)
+        paths = AppPaths.profile(self._profile)
         paths.ensure()
         manager = ToolManager(
             EventBus(),
@@ -400,7 +386,6 @@ class _EndToEnd:
         )
         self._stack.push_async_callback(manager.aclose)
         self._tools = manager
-        self._conversation.model = settings.model
         declarations = manager.declarations(settings.model)
         client = genai.Client(api_key=SELF_TEST_KEY, http_options=simulator.http_options())
         config = types.LiveConnectConfig(
@@ -413,12 +398,11 @@ class _EndToEnd:
         session = await self._stack.enter_async_context(
             client.aio.live.connect(model=settings.model, config=config)
         )
-        self._conversation.session = session
+        self._session = session
         declared = sum(len(t.function_declarations or ()) for t in declarations)
-        from google.genai import version as sdk_version
-
-        sdk = sdk_version.__version__
-        return f"google-genai {sdk} set up {settings.model} with {declared} tools"
+        return (
+            f"google-genai {sdk_version.__version__} set up {settings.model} with {declared} tools"
+        )
 
     async def push_to_talk(self) -> str:
         from google.genai import types
@@ -435,7 +419,8 @@ class _EndToEnd:
         await session.send_realtime_input(activity_end=types.ActivityEnd())
         answer = bytearray()
         rates = set()
-        async for message in _one_turn(session):
+        # The SDK's receive() ends after turnComplete: one turn.
+        async for message in session.receive():
             for blob in _audio_blobs(message):
                 answer += blob.data or b""
                 rates.add(blob.mime_type or "")
@@ -460,7 +445,7 @@ class _EndToEnd:
         )
         called = []
         after = bytearray()
-        async for message in _one_turn(session):
+        async for message in session.receive():
             if message.tool_call is not None:
                 called += [c.name for c in message.tool_call.function_calls or ()]
                 await manager.handle(message.tool_call, respond)
@@ -480,20 +465,14 @@ class _EndToEnd:
         return f"{TOOL_NAME} answered ({shared}); the model went on speaking"
 
     def _require_simulator(self) -> LiveSimulator:
-        if self._conversation.simulator is None:
+        if self._simulator is None:
             raise SelfTestFailure("skipped: the simulator did not start")
-        return self._conversation.simulator
+        return self._simulator
 
     def _require_session(self) -> live.AsyncSession:
-        if self._conversation.session is None:
+        if self._session is None:
             raise SelfTestFailure("skipped: there is no connection")
-        return self._conversation.session
-
-
-async def _one_turn(session: live.AsyncSession) -> AsyncIterator[types.LiveServerMessage]:
-    """The server's messages until turnComplete (the SDK's receive() ends there)."""
-    async for message in session.receive():
-        yield message
+        return self._session
 
 
 def _audio_blobs(message: types.LiveServerMessage) -> Iterator[types.Blob]:
@@ -528,25 +507,26 @@ def _describe_answer(pcm: bytes, mime_types: set[str], *, expected_s: float) -> 
 # ---------------------------------------------------------------- running it all
 
 
-LOAD_CHECKS: Final[tuple[tuple[str, Callable[[], str]], ...]] = (
-    ("ca-bundle", check_ca_bundle),
-    ("keyring", check_keyring),
-    ("portaudio", check_portaudio),
-    ("echo-canceller", check_echo_canceller),
-    ("qt", check_qt),
+LOAD_CHECKS: Final[tuple[tuple[str, Callable[[], str]], ...]] = tuple(
+    zip(
+        LOAD_CHECK_NAMES,
+        (check_ca_bundle, check_keyring, check_portaudio, check_echo_canceller, check_qt),
+        strict=True,
+    )
 )
 
 
 async def _run_end_to_end(report: _Report, timeout_s: float) -> None:
     with tempfile.TemporaryDirectory(prefix="sammy-self-test-") as profile:
         async with contextlib.AsyncExitStack() as stack:
-            end_to_end = _EndToEnd(_Conversation(Path(profile)), stack)
-            for name, step in (
-                ("simulator", end_to_end.start_simulator),
-                ("connect", end_to_end.connect),
-                ("push-to-talk", end_to_end.push_to_talk),
-                ("tool-call", end_to_end.tool_call),
-            ):
+            end_to_end = _EndToEnd(Path(profile), stack)
+            steps = (
+                end_to_end.start_simulator,
+                end_to_end.connect,
+                end_to_end.push_to_talk,
+                end_to_end.tool_call,
+            )
+            for name, step in zip(END_TO_END_STEPS, steps, strict=True):
                 await _run_async_step(report, name, step, timeout_s)
 
 
