@@ -63,6 +63,7 @@ RESOURCE_FILES: Final[tuple[str, ...]] = (
     "sounds/listen_start.wav",
     "sounds/listen_stop.wav",
     "sounds/test_tone.wav",
+    "sounds/timer_done.wav",
     "style/app.qss",
 )
 # The app icon's source; packaging/make_icons.py renders the PNG (Linux .desktop), ICO
