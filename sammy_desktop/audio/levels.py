@@ -53,7 +53,8 @@ class LevelMeter:
         self._period = max(1, round(sample_rate / rate_hz))
         self._report = report
         self._sum_squares = 0.0
-        self._count = 0
+        self._summed = 0  # samples in _sum_squares
+        self._count = 0  # samples towards the next reading, with the carried overshoot
 
     def feed(self, samples: np.ndarray) -> None:
         """Add ``samples`` (int16); reports when a period is complete."""
@@ -66,10 +67,12 @@ class LevelMeter:
 
     def _add(self, count: int) -> None:
         self._count += count
+        self._summed += count
         if self._count < self._period:
             return
-        mean_square = self._sum_squares / self._count
+        mean_square = self._sum_squares / self._summed
         self._sum_squares = 0.0
+        self._summed = 0
         # Carry the overshoot into the next period, so blocks that do not divide the
         # period still give exactly rate_hz readings per second of audio.
         self._count = min(self._count - self._period, self._period - 1)
