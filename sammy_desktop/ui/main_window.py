@@ -537,18 +537,19 @@ class MainWindow(QMainWindow):
         if controls is None or self._talking:
             return
         self._talking = True
-        self._sound("listen_start")
         self.talk_button.set_look(TalkLook.LISTENING)
-        self._update_hint()
         state = controls.state
         if state in _RUNNING:
             # While connecting the core may already take the turn (and buffer the audio);
             # if not, the turn starts at the next state change.
             self._talk_pending = not controls.begin_talk()
-            return
-        # Not connected: connect first and start talking as soon as the core accepts it.
-        self._talk_pending = True
-        self._tasks.run(controls.start(), "ui-connect-to-talk")
+        else:
+            # Not connected: connect first and talk as soon as the core accepts the turn.
+            self._talk_pending = True
+            self._tasks.run(controls.start(), "ui-connect-to-talk")
+        # After begin_talk: it silences the assistant, which would cut the earcon too.
+        self._sound("listen_start")
+        self._update_hint()
 
     def _stop_talking(self) -> None:
         if not self._talking:

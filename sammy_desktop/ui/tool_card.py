@@ -30,7 +30,7 @@ from sammy_desktop.ui.theme import ThemeController
 __all__ = ["ToolCard", "format_duration", "key_argument", "summarize_result"]
 
 _MAX_ARGUMENT_CHARS: Final = 40
-_MAX_RESULT_CHARS: Final = 160
+_MAX_RESULT_CHARS: Final = 110
 
 _FAILURE_WORDS: Final[dict[ToolErrorKind, str]] = {
     ToolErrorKind.MISSING_NAME: "The call had no tool name.",
