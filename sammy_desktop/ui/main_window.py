@@ -213,6 +213,7 @@ class MainWindow(QMainWindow):
         self._tray_available = False
         self._talking = False
         self._talk_pending = False
+        self._mic_paused = False
         self._space_held = False
         self._reconnects = 0
         self._last_turn_ms: float | None = None
@@ -424,7 +425,12 @@ class MainWindow(QMainWindow):
 
     @property
     def talking(self) -> bool:
-        """Whether the person is talking (button or Space held, or toggled on)."""
+        """Whether the person is talking (button or Space held, or toggled on).
+
+        Hands-free: whether the microphone is live (connected and not paused).
+        """
+        if self._hands_free():
+            return self._state in _RUNNING and not self._mic_paused
         return self._talking
 
     @property
@@ -516,7 +522,9 @@ class MainWindow(QMainWindow):
 
     def on_talk_pressed(self) -> None:
         """The talk button or Space went down."""
-        if self._toggle_mode():
+        if self._hands_free():
+            self._toggle_hands_free_mic()
+        elif self._toggle_mode():
             if self._talking:
                 self._stop_talking()
             else:
@@ -526,11 +534,33 @@ class MainWindow(QMainWindow):
 
     def on_talk_released(self) -> None:
         """The talk button or Space came up."""
-        if not self._toggle_mode():
+        if not self._toggle_mode() and not self._hands_free():
             self._stop_talking()
 
     def _toggle_mode(self) -> bool:
-        return self._settings.push_to_talk_toggle or self._settings.talk_mode is TalkMode.HANDS_FREE
+        return self._settings.push_to_talk_toggle
+
+    def _hands_free(self) -> bool:
+        return self._settings.talk_mode is TalkMode.HANDS_FREE
+
+    def _toggle_hands_free_mic(self) -> None:
+        # Hands-free: the microphone is live whenever connected; the button pauses it.
+        controls = self._controls
+        if controls is None:
+            return
+        if controls.state not in _RUNNING:
+            self._mic_paused = False
+            self._tasks.run(controls.start(), "ui-connect-hands-free")
+        elif self._mic_paused:
+            self._mic_paused = False
+            controls.begin_talk()
+            self._sound("listen_start")
+        else:
+            self._mic_paused = True
+            controls.end_talk()
+            self._sound("listen_stop")
+        self._show_talk_look()
+        self._update_hint()
 
     def _start_talking(self) -> None:
         controls = self._controls
@@ -691,12 +721,13 @@ class MainWindow(QMainWindow):
         self._update_hint()
 
     def _show_talk_look(self) -> None:
+        hands_free_live = self._hands_free() and self._state in _CAN_TALK and not self._mic_paused
         if self._controls is None:
             look = TalkLook.UNAVAILABLE
-        elif self._talking or self._state is AgentState.USER_SPEAKING:
-            look = TalkLook.LISTENING
-        elif self._state is AgentState.ASSISTANT_SPEAKING:
+        elif self._state is AgentState.ASSISTANT_SPEAKING and not self._talking:
             look = TalkLook.SPEAKING
+        elif self._talking or self._state is AgentState.USER_SPEAKING or hands_free_live:
+            look = TalkLook.LISTENING
         else:
             look = TalkLook.IDLE
         self.talk_button.set_look(look)
@@ -713,10 +744,14 @@ class MainWindow(QMainWindow):
             hint = "Listening…"
         elif self._state is AgentState.ASSISTANT_SPEAKING:
             hint = "Speaking · Esc to stop"
-        elif self._state is AgentState.THINKING:
+        elif self._state is AgentState.THINKING and not hands_free:
             hint = "Thinking…"
+        elif hands_free and self._state not in _RUNNING:
+            hint = "Hands-free · click to connect"
+        elif hands_free and self._mic_paused:
+            hint = "Microphone paused · click to listen"
         elif hands_free:
-            hint = "Hands-free · click to listen"
+            hint = "Hands-free: just talk · click to pause"
         elif self._settings.push_to_talk_toggle:
             hint = "Press Space or click to talk"
         else:
@@ -951,6 +986,7 @@ class MainWindow(QMainWindow):
         if "talk_mode" in names and self._controls is not None:
             if self._talking:
                 self._stop_talking()
+            self._mic_paused = False
             self._tasks.run(self._controls.set_talk_mode(settings.talk_mode), "ui-talk-mode")
         self._update_hint()
 

@@ -12,6 +12,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from sammy_desktop.config import TalkMode
 from sammy_desktop.core.events import (
     AgentState,
     ErrorKind,
@@ -30,6 +31,7 @@ from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.state_pill import STATE_WORDS
+from sammy_desktop.ui.talk_button import TalkLook
 from sammy_desktop.ui.theme import ThemeController
 
 from .conftest import FakeAgent
@@ -354,3 +356,36 @@ def test_a_tool_switch_mid_session_is_noted_in_the_transcript(
     bus.emit(ToolsChanged(enabled=("endSession", "escalate"), applied_live=True))
     notes = [label.text() for label in window.transcript.findChildren(QLabel, "systemLine")]
     assert notes == ["Tools updated: 2 available to Sammy now"]
+
+
+def _talking(window: MainWindow) -> bool:
+    return window.talking  # a call, so mypy does not narrow the property between steps
+
+
+def test_hands_free_button_connects_then_pauses_and_resumes_the_mic(
+    qloop: asyncio.Runner,
+    window: MainWindow,
+    agent: FakeAgent,
+    settings_state: SettingsState,
+    tasks: UiTasks,
+) -> None:
+    async def scenario() -> None:
+        settings_state.update(talk_mode=TalkMode.HANDS_FREE)
+        await tasks.join()
+        assert agent.calls == [("set_talk_mode", (TalkMode.HANDS_FREE,))]
+        assert window.talk_hint.text() == "Hands-free · click to connect"
+        window.talk_button.click()
+        await tasks.join()
+        assert agent.state is AgentState.READY
+        assert _talking(window)
+        assert window.talk_button.look is TalkLook.LISTENING
+        assert window.talk_hint.text() == "Hands-free: just talk · click to pause"
+        window.talk_button.click()
+        assert agent.names()[-1] == "end_talk"
+        assert not _talking(window)
+        assert window.talk_hint.text() == "Microphone paused · click to listen"
+        window.talk_button.click()
+        assert agent.names()[-1] == "begin_talk"
+        assert _talking(window)
+
+    qloop.run(scenario())
