@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
@@ -73,7 +74,9 @@ async def _serve(arguments: argparse.Namespace, scenario: Scenario) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signal_number in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signal_number, stop.set)
+        # Windows has no loop signal handlers; Ctrl+C then arrives as KeyboardInterrupt.
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(signal_number, stop.set)
     async with LiveSimulator(
         scenario,
         api_keys=arguments.api_keys,
@@ -111,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         asyncio.run(_serve(arguments, scenario))
+    except KeyboardInterrupt:
+        return 0
     except OSError as error:
         sys.stderr.write(
             f"sammy-live-sim: cannot listen on {arguments.host}:{arguments.port}: {error}\n"

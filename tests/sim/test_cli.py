@@ -122,3 +122,22 @@ async def test_a_bad_scenario_file_exits_with_a_clear_message(tmp_path: Path) ->
     assert process.returncode == 2
     assert stdout == b""
     assert "unknown type 'nope'" in stderr.decode()
+
+
+async def test_a_busy_port_exits_with_a_clear_message() -> None:
+    server = await asyncio.start_server(lambda reader, writer: None, "127.0.0.1", 0)
+    try:
+        port = server.sockets[0].getsockname()[1]
+        process = await asyncio.create_subprocess_exec(
+            str(SCRIPT),
+            "--port",
+            str(port),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _, stderr = await asyncio.wait_for(process.communicate(), 20)
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert process.returncode == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in stderr.decode()
