@@ -27,6 +27,7 @@ from sammy_desktop.audio.events import (
 from sammy_desktop.core.events import (
     ConnectionLost,
     ErrorRaised,
+    GroundingSourcesFound,
     NoResponse,
     Reconnected,
     Reconnecting,
@@ -80,6 +81,7 @@ class EventBridge(QObject):
     session_started = Signal(SessionStarted)
     session_ended = Signal(SessionEnded)
     tools_changed = Signal(ToolsChanged)
+    grounding_sources_found = Signal(GroundingSourcesFound)
     # -- tools --------------------------------------------------------------------------
     tool_call_started = Signal(ToolCallStarted)
     tool_call_progress = Signal(ToolCallProgress)
@@ -121,6 +123,7 @@ class EventBridge(QObject):
             SessionStarted: self.session_started,
             SessionEnded: self.session_ended,
             ToolsChanged: self.tools_changed,
+            GroundingSourcesFound: self.grounding_sources_found,
             ToolCallStarted: self.tool_call_started,
             ToolCallProgress: self.tool_call_progress,
             ToolCallFinished: self.tool_call_finished,

@@ -412,6 +412,7 @@ class MainWindow(QMainWindow):
         bridge.turn_stats.connect(self.on_turn_stats)
         bridge.usage_updated.connect(self.on_usage_updated)
         bridge.tools_changed.connect(self.on_tools_changed)
+        bridge.grounding_sources_found.connect(self.transcript.show_sources)
         bridge.timer_started.connect(self.on_timer_started)
         bridge.timer_fired.connect(self.on_timer_fired)
         bridge.timer_cancelled.connect(self.on_timer_cancelled)

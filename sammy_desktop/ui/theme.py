@@ -14,7 +14,7 @@ from pathlib import Path
 from string import Template
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 from sammy_desktop.config import Theme
@@ -203,6 +203,11 @@ class ThemeController(QObject):
     def _apply(self) -> None:
         icons = self._assets.root / "icons"
         self._app.setStyleSheet(render_stylesheet(self._template, self._palette, icons))
+        # Rich-text links (the sources under an answer) take their colour from QPalette.
+        qt_palette = self._app.palette()
+        qt_palette.setColor(QPalette.ColorRole.Link, QColor(self._palette.accent))
+        qt_palette.setColor(QPalette.ColorRole.LinkVisited, QColor(self._palette.accent))
+        self._app.setPalette(qt_palette)
         self.palette_changed.emit(self._palette)
 
     def _on_color_scheme_changed(self, _scheme: Qt.ColorScheme) -> None:

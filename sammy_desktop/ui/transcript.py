@@ -11,6 +11,7 @@ For screen readers every line is a label named after its speaker, the area is na
 
 from __future__ import annotations
 
+import html
 from typing import Final
 
 from PySide6.QtCore import Qt
@@ -25,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sammy_desktop.core.events import Speaker, TranscriptUpdated
+from sammy_desktop.core.events import GroundingSourcesFound, Speaker, TranscriptUpdated
 from sammy_desktop.tools.events import (
     ToolCallCancelled,
     ToolCallFailed,
@@ -140,6 +141,7 @@ class TranscriptView(QScrollArea):
 
         self._lines: dict[tuple[int, Speaker], MessageRow] = {}
         self._cards: dict[str, ToolCard] = {}
+        self._sources: dict[int, QLabel] = {}
         self._follow = True
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range_changed)
@@ -219,6 +221,34 @@ class TranscriptView(QScrollArea):
         card = self._cards.get(event.call_id)
         if card is not None:
             card.show_progress(event)
+
+    def show_sources(self, event: GroundingSourcesFound) -> QLabel:
+        """Where an answer came from: the web pages, as links (one line per turn)."""
+        links = []
+        for source in event.sources:
+            uri = source.uri.strip()
+            if not uri.lower().startswith(("https://", "http://")):
+                continue  # only web pages become links
+            name = html.escape(source.domain or source.title or uri)
+            title = html.escape(source.title or uri, quote=True)
+            links.append(f'<a href="{html.escape(uri, quote=True)}" title="{title}">{name}</a>')
+        text = "Sources: " + (" · ".join(links) if links else "none given")
+        label = self._sources.get(event.turn_id)
+        if label is None:
+            label = QLabel(self._content)
+            label.setObjectName("sourcesLine")
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setOpenExternalLinks(True)
+            label.setTextInteractionFlags(
+                Qt.TextInteractionFlag.TextBrowserInteraction
+                | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
+            )
+            label.setAccessibleName("Sources of the answer")
+            self._append(label)
+            self._sources[event.turn_id] = label
+        label.setText(text)
+        return label
 
     def add_note(self, text: str) -> QLabel:
         """A quiet centred line (session started, ended, reconnected...)."""

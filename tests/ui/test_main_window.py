@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.config import TalkMode
@@ -348,7 +348,6 @@ def test_every_control_has_an_accessible_name(window: MainWindow) -> None:
 def test_a_tool_switch_mid_session_is_noted_in_the_transcript(
     window: MainWindow, agent: FakeAgent, bus: EventBus
 ) -> None:
-    from PySide6.QtWidgets import QLabel
 
     from sammy_desktop.core.events import ToolsChanged
 
@@ -389,3 +388,26 @@ def test_hands_free_button_connects_then_pauses_and_resumes_the_mic(
         assert _talking(window)
 
     qloop.run(scenario())
+
+
+def test_grounding_sources_show_as_links_under_the_answer(
+    window: MainWindow, bus: EventBus
+) -> None:
+    from sammy_desktop.core.events import GroundingSourcesFound
+    from sammy_desktop.tools.desktop import GroundingSource
+
+    bus.emit(
+        GroundingSourcesFound(
+            turn_id=3,
+            sources=(
+                GroundingSource("Weather in Tokyo", "https://example.com/tokyo", "example.com"),
+                GroundingSource("Bad", "javascript:alert(1)", None),
+            ),
+            queries=("tokyo weather",),
+        )
+    )
+    (label,) = window.transcript.findChildren(QLabel, "sourcesLine")
+    assert 'href="https://example.com/tokyo"' in label.text()
+    assert ">example.com</a>" in label.text()
+    assert "javascript" not in label.text()
+    assert label.openExternalLinks()
