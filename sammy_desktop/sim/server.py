@@ -258,7 +258,11 @@ class LiveSimulator:
         await asyncio.gather(*(connection.perform_now(action) for connection in targets))
 
     async def send_go_away(self, time_left_s: float = 50.0) -> None:
-        """Send goAway to every open connection."""
+        """Send goAway to every open connection.
+
+        The connections stay open; close them with :meth:`drop_connections`, or use
+        :class:`~sammy_desktop.sim.session.ConnectionLimits` for the service's goAway-then-close.
+        """
         await self.inject(GoAway(time_left_s=time_left_s))
 
     async def drop_connections(
