@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QStackedWidget,
@@ -53,7 +54,14 @@ from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.controls import AgentControls, UiTasks
 from sammy_desktop.ui.main_window import SettingsSection
 from sammy_desktop.ui.painted import LevelMeter, ToggleSwitch
-from sammy_desktop.ui.settings_fields import FieldCard, build_editor, can_edit
+from sammy_desktop.ui.settings_fields import (
+    ApplicationListError,
+    FieldCard,
+    build_editor,
+    can_edit,
+    format_applications,
+    parse_applications,
+)
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.theme import ThemeController
 
@@ -425,6 +433,7 @@ class SettingsWindow(QWidget):
             note.setObjectName("fieldDescription")
             page.addWidget(note)
             self._add_generated(page, "Tools")
+            self._add_applications(page)
             return
         intro = QLabel(
             "Switch a tool off and the assistant stops using it at once, even mid-"
@@ -447,6 +456,7 @@ class SettingsWindow(QWidget):
                 page.addWidget(self._tool_card(tool))
         self._group_title(page, "More")
         self._add_generated(page, "Tools")
+        self._add_applications(page)
 
     def _tool_card(self, tool: ToolInfo) -> QFrame:
         card = QFrame()
@@ -483,6 +493,28 @@ class SettingsWindow(QWidget):
         row.addWidget(switch, 0, Qt.AlignmentFlag.AlignVCenter)
         self.tool_switches[tool.name] = switch
         return card
+
+    def _add_applications(self, page: QVBoxLayout) -> None:
+        box = QPlainTextEdit()
+        box.setPlainText(format_applications(self._settings().allowed_applications))
+        box.setPlaceholderText("Calculator = gnome-calculator\nText editor = gedit --new-window")
+        box.setFixedHeight(96)
+        timer = QTimer(box)
+        timer.setSingleShot(True)
+        timer.setInterval(700)
+        box.textChanged.connect(timer.start)
+        timer.timeout.connect(lambda: self.apply_applications(box.toPlainText()))
+        self._add_card(page, "allowed_applications", box, False)
+
+    def apply_applications(self, text: str) -> bool:
+        """Read the applications list (``Name = command`` lines) and apply it."""
+        card = self.cards["allowed_applications"]
+        try:
+            applications = parse_applications(text)
+        except ApplicationListError as exc:
+            card.show_error(f"{card.title} was not changed: {exc}")
+            return False
+        return self.apply("allowed_applications", applications)
 
     def _build_privacy(self, page: QVBoxLayout) -> None:
         intro = QLabel(

@@ -22,7 +22,12 @@ from sammy_desktop.tools.manager import ToolManager
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.desktop_ports import QtApplicationLauncher, QtClipboard, QtDesktopNotifier
 from sammy_desktop.ui.main_window import SettingsSection
-from sammy_desktop.ui.settings_fields import can_edit
+from sammy_desktop.ui.settings_fields import (
+    ApplicationListError,
+    can_edit,
+    format_applications,
+    parse_applications,
+)
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.settings_window import AboutInfo, SettingsWindow, asks_first
 from sammy_desktop.ui.theme import ThemeController
@@ -314,3 +319,40 @@ def test_settings_screenshot(
         await tasks.aclose()
 
     qloop.run(scenario())
+
+
+def test_applications_list_is_read_saved_and_refused_with_the_line_named(
+    qloop: asyncio.Runner,
+    qtbot: QtBot,
+    settings_state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+) -> None:
+    async def scenario() -> None:
+        window = _window(qtbot, settings_state, theme, tasks, tmp_path)
+        assert not window.apply_applications("Calculator gnome-calculator")
+        card = window.cards["allowed_applications"]
+        assert card.error == (
+            "Applications the assistant may open was not changed: line 1: write it as "
+            "Name = command"
+        )
+        text = "# mine\nCalculator = gnome-calculator\nEditor = gedit --new-window 'a b'\n"
+        assert window.apply_applications(text)
+        assert card.error == ""
+
+    qloop.run(scenario())
+    saved = SettingsStore(tmp_path / "settings.json").load().settings
+    assert saved.allowed_applications == {
+        "Calculator": ["gnome-calculator"],
+        "Editor": ["gedit", "--new-window", "a b"],
+    }
+
+
+def test_applications_format_round_trips() -> None:
+    apps = {"Editor": ["gedit", "--new-window", "a b"], "Calc": ["gnome-calculator"]}
+    assert parse_applications(format_applications(apps)) == apps
+    with pytest.raises(ApplicationListError, match="line 2: the command after = is empty"):
+        parse_applications("A = a\nB =   ")
+    with pytest.raises(ApplicationListError, match="line 1: No closing quotation"):
+        parse_applications("A = 'oops")
