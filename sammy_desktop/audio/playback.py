@@ -154,10 +154,8 @@ class AudioPlayback:
         await self._supervisor.start()
 
     async def stop(self) -> None:
-        """Drop queued speech and close the speaker."""
-        self._reset_queue()
-        self._playing = False
-        self._sounding = False
+        """Drop queued speech (``PlaybackDrained(interrupted=True)`` if any) and close."""
+        self.flush()
         await self._supervisor.stop()
 
     def play(self, pcm24k: bytes) -> None:

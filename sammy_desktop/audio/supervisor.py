@@ -193,7 +193,7 @@ class StreamSupervisor:
             choice = await asyncio.to_thread(resolve_device, self._device_name, self._direction)
             self._generation = generation
             finished = self.finished_callback(generation)
-            stream = await asyncio.to_thread(self._opener, choice.device, generation, finished)
+            stream = await self._open_in_thread(choice.device, generation, finished)
         except (sd.PortAudioError, LookupError, OSError, ValueError) as exc:
             self._generation = generation
             self._fail_open(str(exc) or type(exc).__name__)
@@ -216,6 +216,20 @@ class StreamSupervisor:
         if self._on_running is not None:
             self._on_running(stream, choice.device)
         return True
+
+    async def _open_in_thread(
+        self, device: AudioDevice, generation: int, finished: Callable[[], None]
+    ) -> PortAudioStream:
+        opening = asyncio.ensure_future(
+            asyncio.to_thread(self._opener, device, generation, finished)
+        )
+        try:
+            return await asyncio.shield(opening)
+        except asyncio.CancelledError:
+            # Stopped while PortAudio was still opening: the thread cannot be interrupted,
+            # so close the stream it opens once it is done, instead of leaking it running.
+            opening.add_done_callback(_close_when_opened)
+            raise
 
     def _fail_open(self, reason: str) -> None:
         if not self._recovering:
@@ -264,6 +278,13 @@ class StreamSupervisor:
             self._generation += 1
             await self._close()
             opened = False
+
+
+def _close_when_opened(opening: asyncio.Future[PortAudioStream]) -> None:
+    if opening.cancelled() or opening.exception() is not None:
+        return
+    stream = opening.result()
+    asyncio.get_running_loop().run_in_executor(None, _close_quietly, stream)
 
 
 def _close_quietly(stream: PortAudioStream) -> None:
