@@ -6,7 +6,8 @@ points), the CA bundle, the echo canceller's native library, a Qt plugin. The se
 loads each of them and then runs the app's real path end to end, headless: it starts the
 embedded Live simulator on loopback, connects through the real google-genai SDK over TLS,
 sends a push-to-talk turn of audio (activityStart, audio, activityEnd), decodes the answer
-audio, and runs a tool call through the :class:`~sammy_desktop.tools.ToolManager`.
+audio, and runs a tool call through the :class:`~sammy_desktop.tools.ToolManager`. SQLite's
+full-text index (the notes tool) is checked too.
 
 It prints one line per step (``ok`` or ``FAILED``, the time it took, and what it found) and
 returns 0, or 1 with the names of the steps that failed. Nothing is written to the person's
@@ -57,7 +58,7 @@ TOOL_NAME: Final = "getCurrentContext"
 TOOL_PROMPT: Final = "self-test: use a tool"
 AFTER_TOOL_SECONDS: Final = 0.2
 
-LOAD_CHECK_NAMES: Final = ("ca-bundle", "keyring", "portaudio", "echo-canceller", "qt")
+LOAD_CHECK_NAMES: Final = ("ca-bundle", "keyring", "portaudio", "echo-canceller", "qt", "sqlite")
 END_TO_END_STEPS: Final = ("simulator", "connect", "push-to-talk", "tool-call")
 STEP_NAMES: Final = LOAD_CHECK_NAMES + END_TO_END_STEPS
 """Every step, in the order they run and appear in the report."""
@@ -289,6 +290,24 @@ def check_qt() -> str:
     )
 
 
+def check_sqlite() -> str:
+    """SQLite loads and has the FTS5 full-text index the notes tool searches with."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(":memory:")) as connection:
+        try:
+            connection.execute("CREATE VIRTUAL TABLE probe USING fts5(body)")
+        except sqlite3.OperationalError as error:
+            raise SelfTestFailure(
+                f"SQLite {sqlite3.sqlite_version} has no FTS5: {error}"
+            ) from error
+        connection.execute("INSERT INTO probe (body) VALUES ('the wifi password is on the fridge')")
+        hits = connection.execute("SELECT count(*) FROM probe WHERE probe MATCH 'wifi'").fetchone()
+    if hits != (1,):
+        raise SelfTestFailure(f"FTS5 found {hits} instead of (1,)")
+    return f"SQLite {sqlite3.sqlite_version} with FTS5"
+
+
 def _resources_dir() -> Path:
     """Where ``resources/`` is: inside the bundle when frozen, beside the package otherwise."""
     bundle = getattr(sys, "_MEIPASS", None)
@@ -510,7 +529,14 @@ def _describe_answer(pcm: bytes, mime_types: set[str], *, expected_s: float) -> 
 LOAD_CHECKS: Final[tuple[tuple[str, Callable[[], str]], ...]] = tuple(
     zip(
         LOAD_CHECK_NAMES,
-        (check_ca_bundle, check_keyring, check_portaudio, check_echo_canceller, check_qt),
+        (
+            check_ca_bundle,
+            check_keyring,
+            check_portaudio,
+            check_echo_canceller,
+            check_qt,
+            check_sqlite,
+        ),
         strict=True,
     )
 )

@@ -50,12 +50,15 @@ def build(dist: Path, *, all_qt: bool = False) -> Path:
         env["SAMMY_BUNDLE_ALL_QT"] = "1"
     work = dist.parent / (dist.name + "-work")
     started = time.monotonic()
-    subprocess.run(
+    result = subprocess.run(
         [str(REPO / "packaging/build.sh"), "--dist", str(dist), "--work", str(work)],
         env=env,
-        check=True,
-        stdout=subprocess.DEVNULL,
+        check=False,
+        capture_output=True,
+        text=True,
     )
+    if result.returncode != 0:
+        sys.exit(f"build failed:\n{result.stdout}\n{result.stderr}")
     print(f"built {dist / 'sammy-desktop'} in {time.monotonic() - started:.0f} s", file=sys.stderr)
     return dist / "sammy-desktop"
 

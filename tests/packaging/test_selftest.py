@@ -46,7 +46,10 @@ def test_every_step_passes_in_a_development_install() -> None:
     assert "offscreen" in details["qt"]
     assert "0.50 s of PCM16 at 24000 Hz" in details["push-to-talk"]
     assert details["tool-call"].startswith("getCurrentContext answered")
-    assert re.fullmatch(r"self-test passed: 9 steps in \d+\.\d\d s", report.splitlines()[-1])
+    assert "with FTS5" in details["sqlite"]
+    assert re.fullmatch(
+        rf"self-test passed: {len(STEP_NAMES)} steps in \d+\.\d\d s", report.splitlines()[-1]
+    )
 
 
 def _broken_library() -> str:
