@@ -26,7 +26,11 @@ from sammy_desktop.audio.events import AudioLevel
 from sammy_desktop.audio.levels import LevelMeter
 from sammy_desktop.audio.preroll import PreRollBuffer
 from sammy_desktop.audio.resampling import StreamResampler
-from sammy_desktop.audio.supervisor import PortAudioStream, StreamSupervisor
+from sammy_desktop.audio.supervisor import (
+    PortAudioStream,
+    StreamSupervisor,
+    open_started_stream,
+)
 from sammy_desktop.eventbus import EventBus
 
 __all__ = ["CAPTURE_RATE", "AudioCapture", "HandoffStats"]
@@ -169,38 +173,38 @@ class AudioCapture:
 
     # -- stream plumbing ----------------------------------------------------------------
 
-    def _pick_rate(self, device: AudioDevice) -> int:
+    def _candidate_rates(self, device: AudioDevice) -> list[int]:
         if self._forced_rate is not None:
-            return self._forced_rate
-        try:
-            sd.check_input_settings(
-                device=device.index, samplerate=CAPTURE_RATE, channels=1, dtype="int16"
-            )
-        except sd.PortAudioError:
-            return round(device.default_samplerate)
-        return CAPTURE_RATE
+            return [self._forced_rate]
+        native = round(device.default_samplerate)
+        return [CAPTURE_RATE] if native == CAPTURE_RATE else [CAPTURE_RATE, native]
 
     def _open_stream(
         self, device: AudioDevice, generation: int, finished: Callable[[], None]
     ) -> PortAudioStream:
-        """Open and start the input stream (worker thread)."""
-        rate = self._pick_rate(device)
-        stream = sd.RawInputStream(
-            device=device.index,
-            samplerate=rate,
-            channels=1,
-            dtype="int16",
-            blocksize=rate * self._block_ms // 1000,
-            latency="low",
-            callback=self._make_callback(generation),
-            finished_callback=finished,
-        )
-        try:
-            stream.start()
-        except sd.PortAudioError:
-            stream.close()
-            raise
-        return stream  # type: ignore[no-any-return]
+        """Open and start the input stream (worker thread).
+
+        16 kHz first (no resampling); a device that refuses it ("Invalid sample rate")
+        is opened at its own rate and resampled.
+        """
+        rates = self._candidate_rates(device)
+        for rate in rates:
+            try:
+                return open_started_stream(
+                    sd.RawInputStream,
+                    device=device.index,
+                    samplerate=rate,
+                    blocksize=rate * self._block_ms // 1000,
+                    callback=self._make_callback(generation),
+                    finished_callback=finished,
+                )
+            except sd.PortAudioError as exc:
+                if rate == rates[-1]:
+                    raise
+                _log.info(
+                    "microphone %r refused %d Hz (%s); trying its own rate", device.name, rate, exc
+                )
+        raise AssertionError("unreachable: the loop returns or raises")
 
     def _stream_running(self, stream: PortAudioStream, device: AudioDevice) -> None:
         raw: Any = stream

@@ -33,7 +33,11 @@ from sammy_desktop.audio.echo import EchoCanceller
 from sammy_desktop.audio.events import AudioLevel, PlaybackDrained, PlaybackStarted
 from sammy_desktop.audio.levels import LevelMeter
 from sammy_desktop.audio.resampling import StreamResampler
-from sammy_desktop.audio.supervisor import PortAudioStream, StreamSupervisor
+from sammy_desktop.audio.supervisor import (
+    PortAudioStream,
+    StreamSupervisor,
+    open_started_stream,
+)
 from sammy_desktop.eventbus import EventBus
 
 __all__ = ["MODEL_RATE", "AudioPlayback"]
@@ -278,40 +282,38 @@ class AudioPlayback:
 
     # -- stream plumbing ----------------------------------------------------------------
 
-    def _pick_rate(self, device: AudioDevice) -> int:
+    def _candidate_rates(self, device: AudioDevice) -> list[int]:
         if self._forced_rate is not None:
-            return self._forced_rate
-        for rate in _PREFERRED_DEVICE_RATES:
-            try:
-                sd.check_output_settings(
-                    device=device.index, samplerate=rate, channels=1, dtype="int16"
-                )
-            except sd.PortAudioError:
-                continue
-            return rate
-        return round(device.default_samplerate)
+            return [self._forced_rate]
+        native = round(device.default_samplerate)
+        return [*_PREFERRED_DEVICE_RATES, *([] if native in _PREFERRED_DEVICE_RATES else [native])]
 
     def _open_stream(
         self, device: AudioDevice, generation: int, finished: Callable[[], None]
     ) -> PortAudioStream:
-        """Open and start the output stream (worker thread)."""
-        rate = self._pick_rate(device)
-        stream = sd.RawOutputStream(
-            device=device.index,
-            samplerate=rate,
-            channels=1,
-            dtype="int16",
-            blocksize=rate * self._block_ms // 1000,
-            latency="low",
-            callback=self._make_callback(generation),
-            finished_callback=finished,
-        )
-        try:
-            stream.start()
-        except sd.PortAudioError:
-            stream.close()
-            raise
-        return stream  # type: ignore[no-any-return]
+        """Open and start the output stream (worker thread).
+
+        24 kHz first (the model's rate, no resampling), then 48 kHz, then the device's own
+        rate: a device that refuses a rate ("Invalid sample rate") gets the next one.
+        """
+        rates = self._candidate_rates(device)
+        for rate in rates:
+            try:
+                return open_started_stream(
+                    sd.RawOutputStream,
+                    device=device.index,
+                    samplerate=rate,
+                    blocksize=rate * self._block_ms // 1000,
+                    callback=self._make_callback(generation),
+                    finished_callback=finished,
+                )
+            except sd.PortAudioError as exc:
+                if rate == rates[-1]:
+                    raise
+                _log.info(
+                    "speaker %r refused %d Hz (%s); trying the next rate", device.name, rate, exc
+                )
+        raise AssertionError("unreachable: the loop returns or raises")
 
     def _stream_running(self, stream: PortAudioStream, device: AudioDevice) -> None:
         raw: Any = stream

@@ -20,7 +20,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 import sounddevice as sd
 
@@ -33,7 +33,7 @@ from sammy_desktop.audio.events import (
 )
 from sammy_desktop.eventbus import EventBus
 
-__all__ = ["PortAudioStream", "StreamOpener", "StreamSupervisor"]
+__all__ = ["PortAudioStream", "StreamOpener", "StreamSupervisor", "open_started_stream"]
 
 _log = logging.getLogger(__name__)
 
@@ -278,6 +278,21 @@ class StreamSupervisor:
             self._generation += 1
             await self._close()
             opened = False
+
+
+def open_started_stream(stream_class: Any, **settings: Any) -> PortAudioStream:
+    """Open a mono PCM16 low-latency stream of ``stream_class`` and start it (worker thread).
+
+    Raises:
+        sounddevice.PortAudioError: the device refused (the stream is closed again).
+    """
+    stream = stream_class(channels=1, dtype="int16", latency="low", **settings)
+    try:
+        stream.start()
+    except sd.PortAudioError:
+        stream.close()
+        raise
+    return stream  # type: ignore[no-any-return]
 
 
 def _close_when_opened(opening: asyncio.Future[PortAudioStream]) -> None:

@@ -127,3 +127,19 @@ async def test_streams_recover_when_the_sound_server_loses_and_regains_its_devic
         await capture.stop()
     assert {e.device for e in events.of(StreamRecovered)} == {"default"}
     assert capture.is_running is False
+
+
+async def test_a_stream_the_device_refuses_is_an_event_and_retries_not_a_crash(
+    bus: EventBus, events: EventLog
+) -> None:
+    capture = AudioCapture(bus, samplerate=3_000_000)  # no device runs at 3 MHz
+    await capture.start()
+    try:
+        error = await events.wait_for(StreamError)
+        assert error.direction == "input"
+        assert "could not open the device" in error.reason
+        assert not capture.is_running
+        # start() returned normally: the app goes on without a microphone.
+    finally:
+        await capture.stop()
+    assert not events.of(StreamRecovered)
