@@ -272,18 +272,23 @@ def check_qt() -> str:
             loaded.append(name)
         else:
             notes.append(f"; {name} cannot load ({problem}), Qt will use xcb")
-    # A QApplication (not a QGuiApplication) so that a process which goes on to open
-    # windows, a test session for one, can keep using it.
-    app = QApplication.instance() or QApplication(
+    # Qt needs an application object to render the icon. One made here is shut down again,
+    # so a process that goes on (a test session) gets no left-over application.
+    existing = QApplication.instance()
+    app = existing or QApplication(
         [sys.argv[0] if sys.argv else "sammy-desktop", "-platform", "offscreen"]
     )
-    icon_file = _resources_dir() / "icons" / "app.svg"
-    if not icon_file.is_file():
-        raise SelfTestFailure(f"the app icon is missing: {icon_file}")
-    pixmap = QIcon(str(icon_file)).pixmap(64, 64)
-    if pixmap.isNull():
-        raise SelfTestFailure(f"the app icon does not render (SVG support missing): {icon_file}")
-    del app
+    try:
+        icon_file = _resources_dir() / "icons" / "app.svg"
+        if not icon_file.is_file():
+            raise SelfTestFailure(f"the app icon is missing: {icon_file}")
+        if QIcon(str(icon_file)).pixmap(64, 64).isNull():
+            raise SelfTestFailure(
+                f"the app icon does not render (SVG support missing): {icon_file}"
+            )
+    finally:
+        if existing is None:
+            app.shutdown()
     return (
         f"platform plugins {', '.join(loaded)} load{''.join(notes)}; "
         f"icon renders from {icon_file.parent}"
