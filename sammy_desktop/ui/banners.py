@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sammy_desktop.ui.theme import ThemeController
+from sammy_desktop.ui.theme import Palette, ThemeController
 
 __all__ = ["Banner", "BannerAction", "BannerArea"]
 
@@ -64,23 +64,20 @@ class Banner(QFrame):
         outer.setSpacing(4)
         row = QHBoxLayout()
         row.setSpacing(8)
-        palette = theme.palette
-        tone = {"error": palette.red, "warning": palette.amber, "success": palette.green}
-        icon = QLabel(self)
-        icon.setPixmap(
-            theme.assets.pixmap(_ICONS.get(kind, "info"), tone.get(kind, palette.accent), 18)
-        )
-        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
-        icon.setContentsMargins(0, 2, 0, 0)
-        row.addWidget(icon)
+        self._theme = theme
+        self.icon_label = QLabel(self)
+        self.icon_label.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.icon_label.setContentsMargins(0, 2, 0, 0)
+        row.addWidget(self.icon_label)
         self.text_label = QLabel(text, self)
         self.text_label.setObjectName("bannerText")
         self.text_label.setWordWrap(True)
         self.text_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row.addWidget(self.text_label, 1)
+        self.close_button: QToolButton | None = None
         if dismissible:
             close = QToolButton(self)
-            close.setIcon(theme.assets.icon("close", palette.text_muted, 14))
+            self.close_button = close
             close.setAccessibleName("Dismiss")
             close.setToolTip("Dismiss")
             close.clicked.connect(lambda: on_dismiss(self))
@@ -121,6 +118,16 @@ class Banner(QFrame):
             outer.addLayout(buttons)
             if self.details_label is not None:
                 outer.addWidget(self.details_label)
+        self._apply_palette(theme.palette)
+        theme.palette_changed.connect(self._apply_palette)
+
+    def _apply_palette(self, palette: Palette) -> None:
+        tone = {"error": palette.red, "warning": palette.amber, "success": palette.green}
+        color = tone.get(self.kind, palette.accent)
+        assets = self._theme.assets
+        self.icon_label.setPixmap(assets.pixmap(_ICONS.get(self.kind, "info"), color, 18))
+        if self.close_button is not None:
+            self.close_button.setIcon(assets.icon("close", palette.text_muted, 14))
 
     @property
     def text(self) -> str:

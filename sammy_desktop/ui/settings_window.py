@@ -63,7 +63,7 @@ from sammy_desktop.ui.settings_fields import (
     parse_applications,
 )
 from sammy_desktop.ui.settings_state import SettingsState
-from sammy_desktop.ui.theme import ThemeController
+from sammy_desktop.ui.theme import Palette, ThemeController
 
 __all__ = ["AboutInfo", "SettingsWindow", "ToolCatalog", "ToolInfo", "asks_first"]
 
@@ -220,6 +220,7 @@ class SettingsWindow(QWidget):
         self.resize(760, 560)
         self.setMinimumSize(600, 420)
         self._build()
+        self._apply_palette(theme.palette)
         self._connect_signals()
         self.show_section(SettingsSection.ACCOUNT)
 
@@ -250,9 +251,6 @@ class SettingsWindow(QWidget):
         }
         for title, build in builders.items():
             item = QListWidgetItem(title)
-            item.setIcon(
-                self._theme.assets.icon(_SECTION_ICONS[title], self._theme.palette.text_muted, 18)
-            )
             self.section_list.addItem(item)
             scroll = QScrollArea(self.pages)
             scroll.setObjectName("settingsPage")
@@ -402,17 +400,18 @@ class SettingsWindow(QWidget):
         self._add_card(page, "input_device", self.input_combo, False)
         self.mic_meter = LevelMeter()
         self.mic_meter.setAccessibleName("Microphone level")
-        self.cards["input_device"].add_below(self.mic_meter)
+        meter_row = QWidget()
+        meter_layout = QHBoxLayout(meter_row)
+        meter_layout.setContentsMargins(2, 4, 2, 0)
+        meter_label = QLabel("Level")
+        meter_label.setObjectName("meterLabel")
+        meter_layout.addWidget(meter_label)
+        meter_layout.addWidget(self.mic_meter, 1)
+        self.cards["input_device"].add_below(meter_row)
         self._add_card(page, "output_device", self.output_combo, False)
         row = QHBoxLayout()
         self.refresh_button = QPushButton("Refresh devices")
-        self.refresh_button.setIcon(
-            self._theme.assets.icon("refresh", self._theme.palette.text, 16)
-        )
         self.test_tone_button = QPushButton("Play a test tone")
-        self.test_tone_button.setIcon(
-            self._theme.assets.icon("speaker", self._theme.palette.text, 16)
-        )
         self.test_tone_button.setEnabled(self._on_test_tone is not None)
         row.addWidget(self.refresh_button)
         row.addWidget(self.test_tone_button)
@@ -566,7 +565,16 @@ class SettingsWindow(QWidget):
             backend.setObjectName("fieldDescription")
             page.addWidget(backend)
 
+    def _apply_palette(self, palette: Palette) -> None:
+        assets = self._theme.assets
+        for row in range(self.section_list.count()):
+            item = self.section_list.item(row)
+            item.setIcon(assets.icon(_SECTION_ICONS[item.text()], palette.text_muted, 18))
+        self.refresh_button.setIcon(assets.icon("refresh", palette.text, 16))
+        self.test_tone_button.setIcon(assets.icon("speaker", palette.text, 16))
+
     def _connect_signals(self) -> None:
+        self._theme.palette_changed.connect(self._apply_palette)
         self.section_list.currentRowChanged.connect(self.pages.setCurrentIndex)
         self.save_key_button.clicked.connect(self.on_save_key)
         self.key_input.returnPressed.connect(self.on_save_key)

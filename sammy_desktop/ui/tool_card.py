@@ -25,7 +25,7 @@ from sammy_desktop.tools.events import (
 )
 from sammy_desktop.tools.results import ToolErrorKind, ToolResult
 from sammy_desktop.ui.painted import Spinner
-from sammy_desktop.ui.theme import ThemeController
+from sammy_desktop.ui.theme import Palette, ThemeController
 
 __all__ = ["ToolCard", "format_duration", "key_argument", "summarize_result"]
 
@@ -120,9 +120,9 @@ class ToolCard(QFrame):
         outer.setSpacing(4)
         row = QHBoxLayout()
         row.setSpacing(8)
-        icon = QLabel(self)
-        icon.setPixmap(theme.assets.pixmap("tool", theme.palette.text_muted, 16))
-        row.addWidget(icon)
+        self._theme = theme
+        self.icon_label = QLabel(self)
+        row.addWidget(self.icon_label)
         self.name_label = QLabel(self.tool_name, self)
         self.name_label.setObjectName("toolName")
         row.addWidget(self.name_label)
@@ -135,7 +135,6 @@ class ToolCard(QFrame):
         self.duration_label.setObjectName("toolDuration")
         row.addWidget(self.duration_label)
         self.details_button = QToolButton(self)
-        self.details_button.setIcon(theme.assets.icon("chevron-down", theme.palette.text_muted, 14))
         self.details_button.setCheckable(True)
         self.details_button.setAccessibleName("Details")
         self.details_button.setToolTip("Show the arguments and what the model was told")
@@ -160,9 +159,16 @@ class ToolCard(QFrame):
         outer.addWidget(self.details_label)
 
         self._model_output: Mapping[str, Any] | None = None
+        self._apply_palette(theme.palette)
+        theme.palette_changed.connect(self._apply_palette)
         self.spinner.start()
         self._refresh_details()
         self._refresh_accessible()
+
+    def _apply_palette(self, palette: Palette) -> None:
+        assets = self._theme.assets
+        self.icon_label.setPixmap(assets.pixmap("tool", palette.text_muted, 16))
+        self.details_button.setIcon(assets.icon("chevron-down", palette.text_muted, 14))
 
     @property
     def status(self) -> str:

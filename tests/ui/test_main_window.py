@@ -9,22 +9,25 @@ import pytest
 from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QLineEdit
 from pytestqt.qtbot import QtBot
 
-from sammy_desktop.config import TalkMode
+from sammy_desktop.config import TalkMode, Theme
 from sammy_desktop.core.events import (
     AgentState,
     ErrorKind,
     ErrorRaised,
+    GroundingSourcesFound,
     Reconnected,
     Reconnecting,
     Speaker,
     StateChanged,
+    ToolsChanged,
     TranscriptUpdated,
     TurnStats,
 )
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.tools.desktop import GroundingSource
 from sammy_desktop.tools.events import ContextShared, EscalationRaised
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.controls import UiTasks
@@ -32,7 +35,7 @@ from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.state_pill import STATE_WORDS
 from sammy_desktop.ui.talk_button import TalkLook
-from sammy_desktop.ui.theme import ThemeController
+from sammy_desktop.ui.theme import DARK, ThemeController
 
 from .conftest import FakeAgent
 
@@ -337,8 +340,6 @@ def test_earcons_play_when_talking_starts_and_stops(
 
 
 def test_every_control_has_an_accessible_name(window: MainWindow) -> None:
-    from PySide6.QtWidgets import QAbstractButton, QLineEdit
-
     controls = window.findChildren(QAbstractButton) + window.findChildren(QLineEdit)
     assert controls
     for control in controls:
@@ -348,8 +349,6 @@ def test_every_control_has_an_accessible_name(window: MainWindow) -> None:
 def test_a_tool_switch_mid_session_is_noted_in_the_transcript(
     window: MainWindow, agent: FakeAgent, bus: EventBus
 ) -> None:
-
-    from sammy_desktop.core.events import ToolsChanged
 
     agent.move_to(AgentState.READY)
     bus.emit(ToolsChanged(enabled=("endSession", "escalate"), applied_live=True))
@@ -393,9 +392,6 @@ def test_hands_free_button_connects_then_pauses_and_resumes_the_mic(
 def test_grounding_sources_show_as_links_under_the_answer(
     window: MainWindow, bus: EventBus
 ) -> None:
-    from sammy_desktop.core.events import GroundingSourcesFound
-    from sammy_desktop.tools.desktop import GroundingSource
-
     bus.emit(
         GroundingSourcesFound(
             turn_id=3,
@@ -411,3 +407,10 @@ def test_grounding_sources_show_as_links_under_the_answer(
     assert ">example.com</a>" in label.text()
     assert "javascript" not in label.text()
     assert label.openExternalLinks()
+
+
+def test_theme_setting_applies_at_once(
+    window: MainWindow, settings_state: SettingsState, theme: ThemeController
+) -> None:
+    settings_state.update(theme=Theme.DARK)
+    assert theme.palette is DARK

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.audio.devices import AudioDevice
-from sammy_desktop.config import AppPaths, Settings
+from sammy_desktop.config import AppPaths, Settings, Theme
 from sammy_desktop.config.secrets import SecretStore
 from sammy_desktop.config.store import SettingsStore
 from sammy_desktop.eventbus import EventBus
@@ -309,6 +309,11 @@ def test_settings_screenshot(
             await asyncio.sleep(0.05)
             name = section.lower().split()[0]
             assert window.grab().save(str(folder / f"settings-{name}.png"))
+        theme.set_theme(Theme.DARK)
+        window.open_section(SettingsSection.DEVICES)
+        await tasks.join()
+        assert window.grab().save(str(folder / "settings-devices-dark.png"))
+        theme.set_theme(Theme.LIGHT)
         card = window.cards["language"]
         assert isinstance(card.editor, QLineEdit)
         window.open_section(SettingsSection.VOICE)
