@@ -1,13 +1,43 @@
 """All Qt code: windows, dialogs, the tray, and the bridge from core events to Qt signals.
 
 Nothing outside this package (and ``app.py``) imports PySide6. The app builds these
-through their constructors; see each module for what it needs.
+through their constructors. Wiring, in the composition root (after the QApplication and
+inside the qasync loop)::
+
+    theme = ThemeController(app, Assets(), settings.theme)      # sets Fusion + stylesheet
+    bridge = EventBridge(bus, app)
+    state = SettingsState(settings_store, settings, app)       # the one Settings object
+    tasks = UiTasks()
+    confirmations = QtConfirmationPort(app)                     # ToolManager(confirmer=...)
+    notifier = QtDesktopNotifier(lambda: state.settings, play_sound, app)
+    # ToolServices(url_opener=QtUrlOpener()); desktop_tools(timers=TimerService(bus,
+    #   notifier), clipboard=QtClipboard(), launcher=QtApplicationLauncher())
+    window = MainWindow(
+        state.settings, notices=notices, on_quit=quit_signal.request, theme=theme,
+        bridge=bridge, controls=agent, tasks=tasks, settings_state=state,
+        demo_mode=demo, play_sound=play_sound, stop_speaking=playback.flush,
+        geometry_file=paths.config_dir / "window-geometry", confirmations=confirmations,
+    )
+    settings_window = SettingsWindow(
+        state, secrets, theme, tasks, tools=manager, controls=agent,
+        list_devices=list_devices, bridge=bridge, on_test_tone=lambda: play_sound("test_tone"),
+        on_key_changed=on_key_changed, about=AboutInfo(...),
+    )
+    window.settings_requested.connect(settings_window.open_section)
+    tray = TrayIcon(window, bridge, on_quit=quit_signal.request, demo_mode=demo)
+    tray.attach_notifier(notifier); tray.show()
+    # no key: window.set_welcome(WelcomePanel(secrets, theme, tasks,
+    #   on_key_saved=..., on_try_demo=...)); later window.show_conversation()
+    # at quit: await tasks.aclose(); window.close_for_quit(); bridge.close()
+
+``play_sound(name)`` plays ``Assets().sound(name)`` (24 kHz mono PCM16 WAV).
 """
 
 from sammy_desktop.ui.assets import Assets
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.confirmation import ConfirmationSheet, QtConfirmationPort
 from sammy_desktop.ui.controls import AgentControls, UiTasks
+from sammy_desktop.ui.desktop_ports import QtApplicationLauncher, QtClipboard, QtDesktopNotifier
 from sammy_desktop.ui.main_window import MainWindow, SettingsSection
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.settings_window import AboutInfo, SettingsWindow
@@ -23,7 +53,10 @@ __all__ = [
     "ConfirmationSheet",
     "EventBridge",
     "MainWindow",
+    "QtApplicationLauncher",
+    "QtClipboard",
     "QtConfirmationPort",
+    "QtDesktopNotifier",
     "QtUrlOpener",
     "SettingsSection",
     "SettingsState",
