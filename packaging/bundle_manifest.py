@@ -134,6 +134,8 @@ EXCLUDED_MODULES: Final[tuple[str, ...]] = (
     "numpy.random",
     "numpy.fft",
     "numpy.polynomial",
+    "numpy.ma",
+    "numpy.ctypeslib",
     "numpy.f2py",
     "numpy.testing",
     "numpy.distutils",
