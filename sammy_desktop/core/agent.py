@@ -343,10 +343,13 @@ class AgentCore:
         Args:
             pre_roll: audio captured just before the press, so the first syllable is kept.
 
+        While the connection is still being made (Connecting, Reconnecting) the turn is
+        queued and sent once connected, so what is said meanwhile is not lost.
+
         Returns:
             False when there is no conversation to talk to (nothing is sent).
         """
-        if self._state not in _ACTIVE_STATES and self._state is not AgentState.RECONNECTING:
+        if self._state not in _RUNNING_STATES:
             _log.info("begin_talk ignored in state %s", self._state)
             return False
         if self._talk_mode is TalkMode.HANDS_FREE:
@@ -367,7 +370,7 @@ class AgentCore:
         self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_START))
         if pre_roll:
             self._outbox.put(RealtimeInput(RealtimeKind.AUDIO, audio=pre_roll))
-        if self._state is not AgentState.RECONNECTING:
+        if self._state in _ACTIVE_STATES:
             self._set_state(AgentState.USER_SPEAKING, "talk pressed")
         return True
 
@@ -384,7 +387,7 @@ class AgentCore:
         self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_END))
         self._turn.speech_ended_at = self._clock()
         self._arm_watchdog()
-        if self._state is not AgentState.RECONNECTING:
+        if self._state in _ACTIVE_STATES:
             self._set_state(AgentState.THINKING, "talk released")
 
     def send_audio(self, pcm16k: bytes) -> None:
@@ -598,7 +601,10 @@ class AgentCore:
     ) -> LiveConnection | LiveConnectionError:
         """Connect, resuming when there is a handle; falls back to a fresh session."""
         if self._client is None:
-            self._client = self._client_factory()
+            try:
+                self._client = self._client_factory()
+            except LiveConnectionError as exc:  # no key, say: the factory explains
+                return exc
         resuming = self._handle is not None
         if planned:
             self._bus.emit(

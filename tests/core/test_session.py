@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
+from pathlib import Path
 
 import pytest
+from google import genai
 
-from sammy_desktop.core.agent import WatchdogPolicy
+from sammy_desktop.config import AppPaths, Settings
+from sammy_desktop.core.agent import AgentCore, WatchdogPolicy
 from sammy_desktop.core.backoff import ReconnectPolicy
 from sammy_desktop.core.events import (
     AgentState,
@@ -15,11 +18,14 @@ from sammy_desktop.core.events import (
     ErrorRaised,
     NoResponse,
     Reconnected,
+    StateChanged,
     ToolsChanged,
     TranscriptUpdated,
     TurnStats,
 )
-from sammy_desktop.core.history import read_history
+from sammy_desktop.core.history import ConversationHistory, read_history
+from sammy_desktop.core.live import FailureKind, LiveConnectionError
+from sammy_desktop.eventbus import EventBus
 from sammy_desktop.sim import (
     CallTools,
     FunctionCallSpec,
@@ -36,7 +42,8 @@ from sammy_desktop.sim import (
     TurnComplete,
     Usage,
 )
-from tests.core.conftest import HarnessFactory, speech
+from sammy_desktop.tools import ToolManager, ToolServices
+from tests.core.conftest import FakeSink, HarnessFactory, speech
 
 _CORE_TASK_PREFIXES = ("agent-", "live-", "tool-call-", "history-writer")
 
@@ -247,3 +254,42 @@ async def test_api_without_a_session_is_harmless(core_harness: HarnessFactory) -
         assert h.core.state is AgentState.DISCONNECTED
         assert h.events.of(TranscriptUpdated) == []
         assert h.sim.connection_count == 0
+
+
+async def test_a_client_factory_that_cannot_build_a_client_is_an_error_state(
+    tmp_path: Path,
+) -> None:
+    def no_key() -> genai.Client:
+        raise LiveConnectionError(FailureKind.AUTH, None, "No API key is set.")
+
+    bus = EventBus()
+    errors: list[ErrorRaised] = []
+    bus.subscribe(ErrorRaised, errors.append)
+    core = AgentCore(
+        bus=bus,
+        settings=Settings(),
+        tools=ToolManager(
+            bus,
+            ToolServices(
+                paths=AppPaths.profile(tmp_path),
+                settings=Settings,
+                transcript=list,
+            ),
+            load_entry_points=False,
+        ),
+        sink=FakeSink(),
+        client_factory=no_key,
+        history=ConversationHistory(tmp_path / "history"),
+    )
+    reached = asyncio.Event()
+
+    def on_state(event: StateChanged) -> None:
+        if event.new is AgentState.ERROR:
+            reached.set()
+
+    bus.subscribe(StateChanged, on_state)
+    await core.start()
+    await asyncio.wait_for(reached.wait(), 5)
+    assert errors[-1].kind is ErrorKind.AUTH
+    assert "No API key is set." in errors[-1].message
+    await core.stop()

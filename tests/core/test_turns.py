@@ -244,3 +244,31 @@ async def test_hands_free_without_echo_cancellation_mutes_the_mic_while_answerin
         h.core.send_text("marker")
         await h.sim.recorder.wait_for(Received.TEXT, count=2)
         assert h.sim.recorder.count(Received.AUDIO) == 0
+
+
+async def test_talking_while_connecting_is_kept_and_sent_once_connected(
+    core_harness: HarnessFactory,
+) -> None:
+    scenario = Scenario(
+        turns=[
+            Turn(
+                OnActivityEnd(),
+                [Tone(duration_s=ANSWER_S, transcript="Heard you."), TurnComplete()],
+            )
+        ]
+    )
+    async with core_harness(scenario) as h:
+        await h.core.start()
+        # The supervisor has not run yet: the connection is still being made.
+        assert h.core.state is AgentState.CONNECTING
+        pre_roll = speech(0.1, level=1000)
+        said = speech(0.4)
+        assert h.core.begin_talk(pre_roll)
+        h.core.send_audio(said)
+        h.core.end_talk()
+        assert h.core.state is AgentState.CONNECTING  # shown as it is, not as Listening
+
+        await h.events.wait_for(TurnStats)
+        assert h.sim.recorder.audio_bytes() == pre_roll + said
+        assert h.sink.played_bytes == ANSWER_BYTES
+        assert AgentState.USER_SPEAKING not in h.events.states()
