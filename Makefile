@@ -53,5 +53,9 @@ importlint: $(VENV)/.installed-dev
 pytest: $(VENV)/.installed-dev
 	$(BIN)/pytest $(PYTEST_ARGS)
 
+package: $(VENV)/.installed-dev
+	scripts/system-deps.sh run
+	packaging/build.sh
+
 clean:
 	rm -rf build dist .mypy_cache .pytest_cache .ruff_cache

@@ -30,6 +30,7 @@ from sammy_desktop.config.store import SettingsStore
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
+    from sammy_desktop.desktop_app import LaunchOptions
     from sammy_desktop.ui.main_window import MainWindow
 
 __all__ = ["AppContext", "build_parser", "display_problem", "main"]
@@ -55,6 +56,26 @@ def build_parser() -> argparse.ArgumentParser:
         choices=LOG_LEVELS,
         help="how much to log to stderr (the log file always gets everything); "
         "default: %(default)s",
+    )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="start the offline demo: a simulator on this computer answers instead of "
+        "Gemini (no API key or network needed)",
+    )
+    parser.add_argument(
+        "--api-base-url",
+        metavar="URL",
+        default=None,
+        help="connect to this Live API endpoint (a proxy or gateway) instead of Google's; "
+        "also settable as SAMMY_API_BASE_URL or in Settings",
+    )
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="check that this install works without opening a window (CA bundle, keyring, "
+        "audio library, echo canceller, Qt plugins, a spoken turn and a tool call against "
+        "the built-in Live simulator); print a report and exit non-zero if a step fails",
     )
     parser.add_argument(
         "--config-dir",
@@ -215,31 +236,30 @@ async def run_app(
     app: QApplication,
     context: AppContext,
     quit_signal: QuitSignal,
+    options: LaunchOptions | None = None,
     on_window_shown: Callable[[MainWindow], None] | None = None,
 ) -> int:
-    """Show the window and run until a quit is asked for; then shut everything down.
+    """Build the app, show the window and run until a quit is asked for; then shut down.
 
     Args:
         app: the running QApplication.
         context: what the app is made of.
         quit_signal: set by every way of quitting.
-        on_window_shown: called with the window once it is on screen (tests and the
-            self-test use it).
+        options: what the command line asked for.
+        on_window_shown: called with the window once it is on screen (tests use it).
     """
-    from sammy_desktop.ui.main_window import MainWindow
+    from sammy_desktop.desktop_app import DesktopApp, LaunchOptions
 
+    # Every way of quitting goes through quit_signal, so shutdown can run on the loop;
+    # Qt's own quit-on-last-window would stop the loop under our feet.
+    app.setQuitOnLastWindowClosed(False)
     app.aboutToQuit.connect(quit_signal.request)
-    window = MainWindow(context.settings, notices=context.notices, on_quit=quit_signal.request)
-    window.show()
-    _log.info("window shown")
-    if on_window_shown is not None:
-        on_window_shown(window)
+    desktop = DesktopApp(app, context, quit_signal, options or LaunchOptions())
     try:
-        await quit_signal.wait()
+        return await desktop.run(on_window_shown)
     finally:
+        await desktop.shutdown()
         await shutdown_tasks(SHUTDOWN_TIMEOUT_S)
-        window.close_for_quit()
-    return quit_signal.exit_code
 
 
 async def shutdown_tasks(grace_s: float) -> None:
@@ -270,6 +290,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     redactor = configure_logging(args.log_level, paths.log_file)
     _log.info("Sammy Desktop %s starting; files in %s", __version__, paths.config_dir)
 
+    if args.self_test:
+        from sammy_desktop.selftest import run_self_test
+
+        if sys.stdout is not None:
+            return run_self_test(sys.stdout)
+        # A windowed Windows build started without redirection has no console.
+        with (paths.log_dir / "self-test.txt").open("w", encoding="utf-8") as report:
+            return run_self_test(report)
+
     problem = display_problem()
     if problem:
         print(problem, file=sys.stderr)
@@ -286,7 +315,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setApplicationVersion(__version__)
     app.setOrganizationName("Sammy")
     app.setDesktopFileName("sammy-desktop")
-    app.setQuitOnLastWindowClosed(False)
 
     quit_signal_holder: list[QuitSignal] = []
 
@@ -297,10 +325,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     restore_signals = install_signal_handlers(app, on_signal)
 
+    from sammy_desktop.desktop_app import LaunchOptions
+
+    options = LaunchOptions(demo=args.demo, api_base_url=args.api_base_url)
+
     async def run() -> int:
         quit_signal = QuitSignal()
         quit_signal_holder.append(quit_signal)
-        return await run_app(app, context, quit_signal)
+        return await run_app(app, context, quit_signal, options)
 
     try:
         with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:

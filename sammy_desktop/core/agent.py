@@ -277,6 +277,15 @@ class AgentCore:
         return self._talk_mode
 
     @property
+    def demo_mode(self) -> bool:
+        """Whether the endpoint is the offline demo simulator (tools can tell)."""
+        return self._demo_mode
+
+    @demo_mode.setter
+    def demo_mode(self, on: bool) -> None:
+        self._demo_mode = on
+
+    @property
     def reconnect_count(self) -> int:
         """Reconnections in this session (planned and unplanned)."""
         return self._reconnects

@@ -1,0 +1,101 @@
+"""Where the agent connects: the Gemini Live API with the person's key, or the offline demo.
+
+:class:`Backend` is the app's one :data:`~sammy_desktop.core.ports.ClientFactory`. In live
+mode it builds a google-genai client with the key from the secret store (read at each
+connection, so a key changed in Settings is used on the next one) and the endpoint from
+``--api-base-url``, ``SAMMY_API_BASE_URL`` or the settings. In demo mode it starts the
+embedded Live-compatible simulator with its demo scenario on loopback and points the same
+real client at it over TLS: nothing else in the app knows the difference, which is the
+point of the offline demo (and it is labelled as such everywhere it shows).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Final
+
+from google import genai
+from google.genai import types
+
+from sammy_desktop.config import Settings
+from sammy_desktop.config.secrets import SecretStore
+from sammy_desktop.core.live import FailureKind, LiveConnectionError, resolve_api_base_url
+from sammy_desktop.sim import LiveSimulator, demo_scenario
+
+__all__ = ["DEMO_API_KEY", "Backend"]
+
+_log = logging.getLogger(__name__)
+
+DEMO_API_KEY: Final = "offline-demo"
+
+
+class Backend:
+    """Builds the genai client for each connection (a ClientFactory), live or demo.
+
+    Args:
+        secrets: where the API key is read from.
+        settings: returns the settings in use (for the endpoint override).
+        api_base_url: the ``--api-base-url`` flag, or None.
+    """
+
+    def __init__(
+        self,
+        secrets: SecretStore,
+        settings: Callable[[], Settings],
+        *,
+        api_base_url: str | None = None,
+    ) -> None:
+        self._secrets = secrets
+        self._settings = settings
+        self._api_base_url = api_base_url
+        self._simulator: LiveSimulator | None = None
+
+    @property
+    def demo_mode(self) -> bool:
+        """True while the offline demo simulator is the endpoint."""
+        return self._simulator is not None
+
+    @property
+    def simulator(self) -> LiveSimulator | None:
+        """The running demo simulator, if any."""
+        return self._simulator
+
+    def has_key(self) -> bool:
+        """Whether an API key is available (environment or keyring)."""
+        return self._secrets.get_api_key() is not None
+
+    async def start_demo(self) -> None:
+        """Start the embedded simulator with the demo scenario; later clients use it."""
+        if self._simulator is not None:
+            return
+        simulator = LiveSimulator(demo_scenario(), api_keys=(DEMO_API_KEY,), realtime=True)
+        await simulator.start()
+        self._simulator = simulator
+        _log.info("offline demo simulator listening on %s", simulator.base_url)
+
+    async def stop_demo(self) -> None:
+        """Stop the simulator; later clients go to the real service."""
+        simulator, self._simulator = self._simulator, None
+        if simulator is not None:
+            await simulator.stop()
+
+    def __call__(self) -> genai.Client:
+        """A client for the next connection.
+
+        Raises:
+            LiveConnectionError: no API key is available (kind AUTH), so the core shows
+                the "check your key" error instead of trying.
+        """
+        if self._simulator is not None:
+            return genai.Client(api_key=DEMO_API_KEY, http_options=self._simulator.http_options())
+        key = self._secrets.get_api_key()
+        if key is None:
+            raise LiveConnectionError(
+                FailureKind.AUTH,
+                None,
+                "No API key is set. Paste one in Settings > Account, or try the offline demo.",
+            )
+        base_url = resolve_api_base_url(self._api_base_url, self._settings())
+        options = types.HttpOptions(base_url=base_url) if base_url else None
+        return genai.Client(api_key=key.reveal(), http_options=options)

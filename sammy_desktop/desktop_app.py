@@ -1,0 +1,421 @@
+"""The running desktop app: every part built once and wired together.
+
+:class:`DesktopApp` is the second half of the composition root (``app.py`` has the process
+side: flags, logging, the Qt application and the event loop). It builds, in order: the
+event bus, the theme and the Qt bridge, the shared settings, the audio engine, the timer
+service, the tool manager with the desktop tool pack, the backend (the Live API or the
+offline demo), the agent core, and the windows; it wires their events to each other; and it
+shuts them down in the reverse order, each with a time limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import wave
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sammy_desktop import __version__
+from sammy_desktop.backend import Backend
+from sammy_desktop.config import Settings, TalkMode
+from sammy_desktop.core import AgentCore, AgentState, ConversationHistory
+from sammy_desktop.eventbus import EventBus
+from sammy_desktop.tools import ToolManager, ToolServices
+from sammy_desktop.tools.desktop import TimerService, desktop_tools, search_tools
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
+    from sammy_desktop.app import AppContext, QuitSignal
+    from sammy_desktop.audio import AudioDevice, AudioEngine, AudioPlayback
+    from sammy_desktop.ui import Assets, MainWindow
+
+__all__ = ["DesktopApp", "LaunchOptions", "VoiceControls"]
+
+_log = logging.getLogger(__name__)
+
+STOP_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchOptions:
+    """What the command line asked for.
+
+    Attributes:
+        demo: start in the offline demo right away (``--demo``).
+        api_base_url: the ``--api-base-url`` endpoint override, or None.
+    """
+
+    demo: bool = False
+    api_base_url: str | None = None
+
+
+class VoiceControls:
+    """What the window drives: the agent, with the microphone's pre-roll on every press.
+
+    The window knows nothing of audio; pressing talk here takes the last few hundred
+    milliseconds the capture kept, so the first syllable said as the key goes down is sent
+    too. Everything else is the agent's own API.
+    """
+
+    def __init__(self, agent: AgentCore, audio: AudioEngine | None) -> None:
+        self._agent = agent
+        self._audio = audio
+
+    @property
+    def state(self) -> AgentState:
+        """The agent's state."""
+        return self._agent.state
+
+    async def start(self) -> None:
+        """Open a conversation."""
+        await self._agent.start()
+
+    async def stop(self) -> None:
+        """Close the conversation."""
+        await self._agent.stop()
+
+    async def end_session(self, reason: str) -> None:
+        """End the conversation for good."""
+        await self._agent.end_session(reason)
+
+    def begin_talk(self, pre_roll: bytes = b"") -> bool:
+        """Talk pressed: send the pre-roll the microphone kept, then live audio."""
+        if not pre_roll and self._audio is not None:
+            pre_roll = self._audio.capture.begin_talk()
+        return self._agent.begin_talk(pre_roll)
+
+    def end_talk(self) -> None:
+        """Talk released."""
+        self._agent.end_talk()
+
+    def send_text(self, text: str) -> bool:
+        """A typed message."""
+        return self._agent.send_text(text)
+
+    async def set_talk_mode(self, mode: TalkMode) -> None:
+        """Switch push-to-talk / hands-free, for the agent and the audio policy."""
+        await self._agent.set_talk_mode(mode)
+        if self._audio is not None:
+            self._audio.set_hands_free(mode is TalkMode.HANDS_FREE)
+
+    async def set_tool_enabled(self, name: str, on: bool) -> bool:
+        """Switch a tool, mid-session when possible."""
+        return await self._agent.set_tool_enabled(name, on)
+
+
+class EarconPlayer:
+    """Short interface sounds on their own output stream.
+
+    They must not go through the assistant's playback: the agent would count an earcon as
+    the assistant speaking, and the echo canceller would take it for the far end.
+    """
+
+    def __init__(self, assets: Assets, playback: AudioPlayback | None) -> None:
+        self._assets = assets
+        self._playback = playback
+        self._cache: dict[str, bytes] = {}
+
+    def play(self, name: str) -> None:
+        """Play the sound ``name`` from resources/sounds (no-op without a speaker)."""
+        if self._playback is None:
+            return
+        pcm = self._cache.get(name)
+        if pcm is None:
+            try:
+                with wave.open(str(self._assets.sound(name)), "rb") as wav:
+                    pcm = wav.readframes(wav.getnframes())
+            except (OSError, wave.Error, LookupError) as exc:
+                _log.warning("sound %s cannot be played: %s", name, exc)
+                return
+            self._cache[name] = pcm
+        try:
+            self._playback.play(pcm)
+        except (TypeError, ValueError) as exc:
+            _log.warning("sound %s cannot be played: %s", name, exc)
+
+
+class DesktopApp:
+    """Everything the running app is made of.
+
+    Args:
+        app: the QApplication (running under qasync).
+        context: settings, folders and secrets loaded by ``app.py``.
+        quit_signal: how every part asks the app to quit.
+        options: what the command line asked for.
+    """
+
+    def __init__(
+        self,
+        app: QApplication,
+        context: AppContext,
+        quit_signal: QuitSignal,
+        options: LaunchOptions,
+    ) -> None:
+        from sammy_desktop import ui
+
+        self._app = app
+        self._context = context
+        self._quit = quit_signal
+        self._options = options
+        paths = context.paths
+
+        self.bus = EventBus()
+        self.assets = ui.Assets()
+        self.theme = ui.ThemeController(app, self.assets, context.settings.theme)
+        self.bridge = ui.EventBridge(self.bus, app)
+        self.settings_state = ui.SettingsState(context.settings_store, context.settings, app)
+        self.tasks = ui.UiTasks()
+        self.confirmations = ui.QtConfirmationPort(app)
+
+        self.audio, self.earcon_output, audio_problem = self._build_audio()
+        if audio_problem:
+            context.notices.append(audio_problem)
+        self.earcons = EarconPlayer(self.assets, self.earcon_output)
+        self.notifier = ui.QtDesktopNotifier(self._settings, self.earcons.play, app)
+        self.timers = TimerService(self.bus, self.notifier)
+
+        self.history = ConversationHistory(paths.history_dir)
+        services = ToolServices(
+            paths=paths,
+            settings=self._settings,
+            transcript=self.history.transcript,
+            url_opener=ui.QtUrlOpener(),
+        )
+        self._agent_ref: list[AgentCore] = []
+        self.tools = ToolManager(
+            self.bus,
+            services,
+            tools=desktop_tools(
+                timers=self.timers,
+                clipboard=ui.QtClipboard(),
+                launcher=ui.QtApplicationLauncher(),
+            ),
+            confirmer=self.confirmations,
+            state=lambda: self._agent_ref[0].snapshot(),
+        )
+        for problem in self.tools.registration_problems:
+            _log.warning("tool registration: %s", problem)
+
+        self.backend = Backend(context.secrets, self._settings, api_base_url=options.api_base_url)
+        sink = self.audio.playback if self.audio is not None else _SilentSink()
+        self.agent = AgentCore(
+            bus=self.bus,
+            settings=self.settings_state.settings,
+            tools=self.tools,
+            sink=sink,
+            client_factory=self.backend,
+            history=self.history,
+            extra_tools=search_tools,
+            take_announcements=self.timers.take_announcements,
+        )
+        self._agent_ref.append(self.agent)
+        self.controls = VoiceControls(self.agent, self.audio)
+
+        self.window: MainWindow = self._build_windows()
+        self._connect_signals()
+
+    # ------------------------------------------------------------------ building
+
+    def _settings(self) -> Settings:
+        return self.settings_state.settings
+
+    def _build_audio(self) -> tuple[AudioEngine | None, AudioPlayback | None, str]:
+        """The audio engine, or None with a sentence saying why there is no audio."""
+        try:
+            from sammy_desktop.audio import AudioEngine, AudioPlayback
+        except OSError as exc:  # PortAudio missing: sounddevice cannot load
+            return (
+                None,
+                None,
+                f"Audio is not available ({exc}). Install PortAudio (on Debian/Ubuntu: "
+                "sudo apt-get install libportaudio2) and start Sammy again; you can still "
+                "type.",
+            )
+        engine = AudioEngine(self.bus, self._context.settings)
+        earcon_output = AudioPlayback(EventBus(), device=self._context.settings.output_device)
+        return engine, earcon_output, ""
+
+    def _build_windows(self) -> MainWindow:
+        from sammy_desktop import ui
+
+        paths = self._context.paths
+        window = ui.MainWindow(
+            self.settings_state.settings,
+            notices=self._context.notices,
+            on_quit=self._quit.request,
+            theme=self.theme,
+            bridge=self.bridge,
+            controls=self.controls,
+            tasks=self.tasks,
+            settings_state=self.settings_state,
+            demo_mode=False,
+            play_sound=self.earcons.play,
+            stop_speaking=self._stop_speaking,
+            geometry_file=paths.config_dir / "window-geometry",
+            confirmations=self.confirmations,
+        )
+        list_devices: Callable[[], Sequence[AudioDevice]] | None = None
+        if self.audio is not None:
+            from sammy_desktop.audio import list_devices
+        self.settings_window = ui.SettingsWindow(
+            self.settings_state,
+            self._context.secrets,
+            self.theme,
+            self.tasks,
+            tools=self.tools,
+            controls=self.controls,
+            list_devices=list_devices,
+            bridge=self.bridge,
+            on_test_tone=lambda: self.earcons.play("test_tone"),
+            on_key_changed=self._on_key_changed,
+            about=ui.AboutInfo(
+                __version__,
+                paths.log_dir,
+                paths.data_dir,
+                paths.config_dir,
+                self._context.secrets.backend_name(),
+            ),
+        )
+        window.settings_requested.connect(self.settings_window.open_section)
+        self.tray = ui.TrayIcon(window, self.bridge, on_quit=self._quit.request)
+        self.tray.attach_notifier(self.notifier)
+        window.set_tray_available(self.tray.available())
+        self.tray.show()
+        return window
+
+    def _connect_signals(self) -> None:
+        from sammy_desktop.audio import PlaybackDrained
+
+        self.bus.subscribe(PlaybackDrained, lambda _event: self.agent.on_playback_drained())
+        if self.audio is not None:
+            self.audio.capture.set_consumer(self.agent.send_audio)
+        self.settings_state.changed.connect(self.on_settings_changed)
+
+    # ------------------------------------------------------------------ running
+
+    async def run(self, on_window_shown: Callable[[MainWindow], None] | None = None) -> int:
+        """Show the window, connect (or welcome), and run until a quit is asked for."""
+        await self._start_audio()
+        if self._options.demo:
+            await self.start_demo()
+        elif self.backend.has_key():
+            if self._settings().connect_on_start:
+                self.tasks.run(self.agent.start(), name="agent-start")
+        else:
+            self._show_welcome()
+        self.window.show()
+        _log.info("window shown")
+        if on_window_shown is not None:
+            on_window_shown(self.window)
+        await self._quit.wait()
+        return self._quit.exit_code
+
+    async def start_demo(self) -> None:
+        """Switch to the offline demo: the embedded simulator answers from now on."""
+        await self.agent.stop()
+        await self.backend.start_demo()
+        self.agent.demo_mode = True
+        self.window.set_demo_mode(True)
+        self.window.show_conversation()
+        await self.agent.start()
+
+    async def shutdown(self) -> None:
+        """Stop everything in the reverse order it was built, each part time-limited."""
+        self.window.close_for_quit()
+        self.settings_window.close()
+        self.tray.hide()
+        stopped = self.timers.shutdown()
+        if stopped:
+            _log.info("%d timer(s) still running at quit", len(stopped))
+        steps: list[tuple[str, Callable[[], object]]] = [
+            ("ui tasks", lambda: self.tasks.aclose(STOP_TIMEOUT_S)),
+            ("agent", self.agent.stop),
+            ("tools", lambda: self.tools.aclose(STOP_TIMEOUT_S)),
+            ("backend", self.backend.stop_demo),
+        ]
+        if self.audio is not None:
+            steps.append(("audio", self.audio.stop))
+        if self.earcon_output is not None:
+            steps.append(("earcons", self.earcon_output.stop))
+        for name, step in steps:
+            try:
+                await asyncio.wait_for(step(), STOP_TIMEOUT_S)  # type: ignore[arg-type]
+            except TimeoutError:
+                _log.warning("stopping the %s took longer than %.0f s", name, STOP_TIMEOUT_S)
+            except Exception:  # noqa: BLE001 - shutdown goes on whatever one part does
+                _log.exception("stopping the %s failed", name)
+        self.bridge.close()
+
+    # ------------------------------------------------------------------ slots
+
+    def on_settings_changed(self, settings: Settings, names: frozenset[str]) -> None:
+        """Apply a change made in the settings pane to the parts that need telling."""
+        if self.audio is not None:
+            self.audio.apply_settings(settings)
+        self.tasks.run(self.agent.update_settings(settings), name="agent-update-settings")
+
+    def _on_key_changed(self, has_key: bool) -> None:
+        """A key was saved or removed in Settings: reconnect with it (or stop)."""
+        self.tasks.run(self._restart_for_key(has_key), name="agent-key-changed")
+
+    async def _restart_for_key(self, has_key: bool) -> None:
+        await self.agent.stop()
+        if self.backend.demo_mode:
+            await self.backend.stop_demo()
+            self.agent.demo_mode = False
+            self.window.set_demo_mode(False)
+        if has_key and self.backend.has_key():
+            self.window.show_conversation()
+            await self.agent.start()
+
+    def _show_welcome(self) -> None:
+        from sammy_desktop import ui
+
+        def on_key_saved() -> None:
+            self._on_key_changed(True)
+
+        def on_try_demo() -> None:
+            self.tasks.run(self.start_demo(), name="start-demo")
+
+        panel = ui.WelcomePanel(
+            self._context.secrets,
+            self.theme,
+            self.tasks,
+            on_key_saved=on_key_saved,
+            on_try_demo=on_try_demo,
+        )
+        self.window.set_welcome(panel)
+
+    def _stop_speaking(self) -> None:
+        if self.audio is not None:
+            self.audio.playback.flush()
+
+    async def _start_audio(self) -> None:
+        for name, part in (("audio", self.audio), ("earcons", self.earcon_output)):
+            if part is None:
+                continue
+            try:
+                await part.start()
+            except Exception as exc:  # noqa: BLE001 - the app runs on without sound
+                _log.exception("the %s could not start", name)
+                self.window.show_banner_for_settings(
+                    "Audio devices", f"Sound could not start: {exc}. Choose a device."
+                )
+
+
+class _SilentSink:
+    """The speaker when there is no audio at all: the conversation still works as text."""
+
+    def play(self, pcm24k: bytes) -> None:
+        """Drop the audio."""
+
+    def flush(self) -> None:
+        """Nothing is queued."""
+
+    @property
+    def is_playing(self) -> bool:
+        """Never playing."""
+        return False
