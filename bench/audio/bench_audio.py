@@ -149,9 +149,11 @@ def bench_aec(frames: int) -> float:
     return (time.process_time() - begin) / frames * 1e6
 
 
-async def bench_streaming_cpu(seconds: float, speech: np.ndarray) -> dict[str, float]:
+async def bench_streaming_cpu(
+    seconds: float, speech: np.ndarray, *, echo_cancellation: bool
+) -> dict[str, float]:
     bus = EventBus()
-    engine = AudioEngine(bus, echo_cancellation=True, hands_free=True)
+    engine = AudioEngine(bus, echo_cancellation=echo_cancellation, hands_free=True)
     received = 0
 
     def consume(block: bytes) -> None:
@@ -193,7 +195,8 @@ async def main_async(args: argparse.Namespace) -> int:
     with SinkKeepAlive(MIC_FEED, SPEAKER):
         handoff = await bench_handoff(args.seconds)
         timings = await bench_start_and_flush(args.rounds)
-        streaming = await bench_streaming_cpu(args.seconds, speech)
+        streaming = await bench_streaming_cpu(args.seconds, speech, echo_cancellation=True)
+        plain = await bench_streaming_cpu(args.seconds, speech, echo_cancellation=False)
     aec_us = bench_aec(2000)
 
     def med(values: list[float]) -> float:
@@ -243,6 +246,12 @@ async def main_async(args: argparse.Namespace) -> int:
             f"{streaming['cpu_percent']:.2f} % of one core",
             f"< {CPU_TARGET_PERCENT:.0f} %",
             "ok" if streaming["cpu_percent"] < CPU_TARGET_PERCENT else "MISSED",
+        ),
+        (
+            "capture + playback CPU while streaming, echo cancellation off",
+            f"{plain['cpu_percent']:.2f} % of one core",
+            "-",
+            "half-duplex fallback",
         ),
     ]
     width = max(len(r[0]) for r in rows)

@@ -73,6 +73,10 @@ class AudioCapture:
             16 kHz and falls back to the device's own rate.
         max_pending_blocks: how many blocks may wait for the loop before new ones are
             dropped and counted as overflows.
+
+    Attributes:
+        blocks: blocks handed to the consumer so far.
+        handoff: callback -> loop delay statistics (for the benchmarks).
     """
 
     def __init__(

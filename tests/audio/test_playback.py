@@ -63,6 +63,7 @@ async def test_speech_played_is_what_the_speaker_gets(
     assert min(windows) > 0.7, f"a window does not line up: {np.round(windows, 2)}"
     assert float(np.median(windows)) > 0.97
     assert playback.underruns == 0
+    _log.info("device underflows while playing: %d", playback.device_underflows)
     assert len(events.of(PlaybackStarted)) == 1
     assert len(events.of(PlaybackDrained)) == 1
     levels = [e.dbfs for e in events.of(AudioLevel) if e.direction == "output"]
