@@ -235,10 +235,13 @@ class AudioPlayback:
         loop = self._loop or asyncio.get_running_loop()
         self._loop = loop
         if self._drain_handle is not None:
-            # The queue ran dry and more speech came: a gap in the middle of the speech.
             self._drain_handle.cancel()
             self._drain_handle = None
-            self.underruns += 1
+            if not self._turn_ended:
+                # The queue ran dry and more speech came: a gap in the middle of speech.
+                self.underruns += 1
+        # New speech after end_of_turn() belongs to the next turn, which is not over yet.
+        self._turn_ended = False
         if not self._playing:
             self._playing = True
             self._first_chunk_at = time.perf_counter()

@@ -112,16 +112,17 @@ async def test_flush_silences_the_speaker_at_once(bus: EventBus, events: EventLo
 
 @pytest.mark.audio
 @pytest.mark.usefixtures("running_sinks")
-async def test_an_answer_shorter_than_the_start_threshold_still_plays(
+async def test_a_short_answer_starts_below_the_threshold_and_drains_at_end_of_turn(
     bus: EventBus, events: EventLog
 ) -> None:
-    playback = AudioPlayback(bus, start_threshold_ms=200)
+    # A grace period far beyond the wait below: only end_of_turn() can drain in time.
+    playback = AudioPlayback(bus, start_threshold_ms=200, drain_grace_ms=60_000)
     await playback.start()
     try:
         playback.play(tone(880.0, 0.05, rate=MODEL_RATE).tobytes())
         await events.wait_for(PlaybackStarted)
         playback.end_of_turn()
-        drained = await events.wait_for(PlaybackDrained)
+        drained = await events.wait_for(PlaybackDrained, within=10)
     finally:
         await playback.stop()
     assert not drained.interrupted
