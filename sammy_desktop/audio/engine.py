@@ -9,7 +9,7 @@ In push-to-talk mode no gate is needed: the person decides when the microphone c
 from __future__ import annotations
 
 import asyncio
-import logging
+from collections.abc import Callable
 from typing import Final
 
 from sammy_desktop.audio.capture import AudioCapture
@@ -20,8 +20,6 @@ from sammy_desktop.config.settings import Settings, TalkMode
 from sammy_desktop.eventbus import EventBus, Subscription
 
 __all__ = ["AudioEngine"]
-
-_log = logging.getLogger(__name__)
 
 # After the speech has played, the room still rings for a moment; keep the gate closed
 # that much longer so the tail of the assistant's voice is not heard as the person.
@@ -103,6 +101,35 @@ class AudioEngine:
         self._cancel_ungate()
         await self.capture.stop()
         await self.playback.stop()
+
+    # -- shortcuts to the parts, for callers that only need the engine -------------------
+
+    @property
+    def is_playing(self) -> bool:
+        """Whether speech is queued or sounding."""
+        return self.playback.is_playing
+
+    def play(self, pcm24k: bytes) -> None:
+        """Queue the model's PCM16 mono 24 kHz speech (see :meth:`AudioPlayback.play`)."""
+        self.playback.play(pcm24k)
+
+    def end_of_turn(self) -> None:
+        """No more speech follows for now (see :meth:`AudioPlayback.end_of_turn`)."""
+        self.playback.end_of_turn()
+
+    def flush(self) -> None:
+        """Barge-in: silence the speaker now (see :meth:`AudioPlayback.flush`)."""
+        self.playback.flush()
+
+    def set_consumer(self, callback: Callable[[bytes], None] | None) -> None:
+        """Receive the microphone's 16 kHz PCM16 blocks (see :meth:`AudioCapture.set_consumer`)."""
+        self.capture.set_consumer(callback)
+
+    def begin_talk(self) -> bytes:
+        """The pre-roll from just before the talk key went down."""
+        return self.capture.begin_talk()
+
+    # -- policy ---------------------------------------------------------------------------
 
     def set_echo_cancellation(self, on: bool) -> None:
         """Switch echo cancellation (the settings toggle); applies at once."""

@@ -53,18 +53,18 @@ async def test_without_echo_cancellation_hands_free_gates_the_mic_while_speaking
 ) -> None:
     engine = AudioEngine(bus, echo_cancellation=False, hands_free=True)
     collector = BlockCollector()
-    engine.capture.set_consumer(collector)
+    engine.set_consumer(collector)
     await engine.start()
     try:
         await collector.wait_for_blocks(3)
-        engine.playback.play(tone(440.0, 1.0, rate=MODEL_RATE).tobytes())
+        engine.play(tone(440.0, 1.0, rate=MODEL_RATE).tobytes())
         await events.wait_for(PlaybackStarted)
         assert muted(engine)
         gated_from = len(collector.blocks)
         # The person speaks while the assistant does: with no echo canceller, not heard.
         await play_into_mic(short_speech_16k[: CAPTURE_RATE // 2], CAPTURE_RATE)
         gated_until = len(collector.blocks)
-        assert engine.playback.is_playing
+        assert engine.is_playing
         await events.wait_for(PlaybackDrained)
         await play_into_mic(short_speech_16k, CAPTURE_RATE)
         await collector.wait_for_blocks(len(collector.blocks) + 10)
@@ -84,7 +84,7 @@ async def test_switching_settings_while_speaking_applies_the_gate_at_once(
     engine = AudioEngine(bus, echo_cancellation=True, hands_free=True)
     await engine.start()
     try:
-        engine.playback.play(tone(440.0, 3.0, rate=MODEL_RATE).tobytes())
+        engine.play(tone(440.0, 3.0, rate=MODEL_RATE).tobytes())
         await events.wait_for(PlaybackStarted)
         assert not muted(engine)
         engine.set_echo_cancellation(False)
@@ -94,7 +94,7 @@ async def test_switching_settings_while_speaking_applies_the_gate_at_once(
         engine.set_hands_free(True)
         assert muted(engine)
         # Barge-in: the flush opens the gate at once, no hangover.
-        engine.playback.flush()
+        engine.flush()
         drained = await events.wait_for(PlaybackDrained)
         assert drained.interrupted
         assert not muted(engine)
