@@ -31,7 +31,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 SIZE_TARGET_MB = 200.0
 START_TARGET_S = 2.0
-WINDOW_SHOWN = "sammy_desktop.app: window shown"
+WINDOW_SHOWN = "sammy_desktop.desktop_app: window shown"
 
 
 def folder_size(root: Path) -> int:

@@ -203,7 +203,7 @@ async def test_the_frozen_app_shows_its_window_and_quits_cleanly(
         assert process.stderr is not None
         while raw := await process.stderr.readline():
             seen.append(raw.decode(errors="replace").rstrip("\n"))
-            if seen[-1].endswith("sammy_desktop.app: window shown"):
+            if seen[-1].endswith("sammy_desktop.desktop_app: window shown"):
                 return
         raise AssertionError("the app ended before showing its window:\n" + "\n".join(seen))
 
