@@ -113,6 +113,82 @@ def _check_url(value: str, schemes: tuple[str, ...], what: str) -> str:
     return value
 
 
+_HOTKEY_MODIFIERS: Final = {
+    "ctrl": "Ctrl",
+    "control": "Ctrl",
+    "alt": "Alt",
+    "option": "Alt",
+    "shift": "Shift",
+    "super": "Super",
+    "meta": "Super",
+    "win": "Super",
+    "cmd": "Super",
+}
+# Keys that make a hotkey on their own; typing keys (letters, Space...) need a modifier.
+_HOTKEY_NAMED_KEYS: Final = {
+    **{f"f{n}": f"F{n}" for n in range(1, 21)},
+    "insert": "Insert",
+    "pause": "Pause",
+    "scrolllock": "ScrollLock",
+    "printscreen": "PrintScreen",
+    "menu": "Menu",
+}
+_HOTKEY_TYPING_KEYS: Final = {
+    "space": "Space",
+    "tab": "Tab",
+    "enter": "Enter",
+    "return": "Enter",
+    "delete": "Delete",
+    "home": "Home",
+    "end": "End",
+    "pageup": "PageUp",
+    "pagedown": "PageDown",
+    "up": "Up",
+    "down": "Down",
+    "left": "Left",
+    "right": "Right",
+}
+
+
+def _normalize_hotkey(value: str) -> str:
+    """``ctrl + alt + space`` -> ``Ctrl+Alt+Space``; refuses what cannot be a hotkey."""
+    parts = [part.strip() for part in value.strip().split("+")]
+    if any(not part for part in parts):
+        raise ValueError(
+            f"write the keys joined with +, e.g. Ctrl+Alt+Space (got {value!r}; the + key "
+            "itself cannot be used)"
+        )
+    modifiers: list[str] = []
+    keys: list[str] = []
+    for part in parts:
+        lowered = part.lower().replace(" ", "").replace("_", "")
+        if lowered in _HOTKEY_MODIFIERS:
+            modifier = _HOTKEY_MODIFIERS[lowered]
+            if modifier in modifiers:
+                raise ValueError(f"{modifier} appears twice in {value!r}")
+            modifiers.append(modifier)
+        elif lowered in _HOTKEY_NAMED_KEYS or lowered in _HOTKEY_TYPING_KEYS:
+            keys.append(_HOTKEY_NAMED_KEYS.get(lowered) or _HOTKEY_TYPING_KEYS[lowered])
+        elif len(part) == 1 and part.isprintable() and not part.isspace():
+            keys.append(part.upper())
+        else:
+            raise ValueError(
+                f"{part!r} is not a key Sammy knows; use Ctrl, Alt, Shift, Super and one key "
+                "such as Space, a letter, a digit or F1 to F20"
+            )
+    if len(keys) != 1:
+        raise ValueError(f"a hotkey needs exactly one key besides the modifiers (got {value!r})")
+    key = keys[0]
+    # Without Ctrl, Alt or Super the hotkey would fire while the person types elsewhere.
+    if key not in _HOTKEY_NAMED_KEYS.values() and not set(modifiers) - {"Shift"}:
+        raise ValueError(
+            f"{key} is used for typing: add Ctrl, Alt or Super (e.g. Ctrl+Alt+{key}), or "
+            "pick a key such as F9"
+        )
+    order = ("Ctrl", "Alt", "Shift", "Super")
+    return "+".join([m for m in order if m in modifiers] + [key])
+
+
 class Settings(BaseModel):
     """Everything a person can set. Saved as JSON by :class:`~.store.SettingsStore`."""
 
@@ -309,6 +385,19 @@ class Settings(BaseModel):
         "platform allows it.",
         json_schema_extra=_section("Talking"),
     )
+    # Appended for the global hotkey (ui/global_hotkey.py); written like "Ctrl+Alt+Space".
+    global_hotkey_keys: Annotated[str, Field(min_length=1, max_length=64)] = Field(
+        "Ctrl+Alt+Space",
+        title="Global hotkey keys",
+        description="The keys held to talk from any window, joined with +: modifiers (Ctrl, "
+        "Alt, Shift, Super) and one key, e.g. Ctrl+Alt+Space or F9.",
+        json_schema_extra=_section("Talking"),
+    )
+
+    @field_validator("global_hotkey_keys")
+    @classmethod
+    def _check_global_hotkey_keys(cls, value: str) -> str:
+        return _normalize_hotkey(value)
 
     @field_validator("api_base_url")
     @classmethod
