@@ -179,6 +179,9 @@ class MainWindow(QMainWindow):
     settings_requested = Signal(str)
     """The person asked for the settings; the argument is a section name or ""."""
 
+    demo_mode_changed = Signal(bool)
+    """The app entered (True) or left (False) the offline demo."""
+
     def __init__(
         self,
         settings: Settings,
@@ -214,7 +217,7 @@ class MainWindow(QMainWindow):
         self._talking = False
         self._talk_pending = False
         self._mic_paused = False
-        self._space_held = False
+        self._held_keys: set[str] = set()
         self._reconnects = 0
         self._last_turn_ms: float | None = None
         self._state = controls.state if controls is not None else AgentState.DISCONNECTED
@@ -444,11 +447,19 @@ class MainWindow(QMainWindow):
         """The tasks the window started (the app closes them at shutdown)."""
         return self._tasks
 
+    @property
+    def demo_mode(self) -> bool:
+        """Whether the window is labelled as the offline demo."""
+        return self._demo_mode
+
     def set_demo_mode(self, on: bool) -> None:
-        """Show or hide the "Offline demo" badge and title."""
+        """Show or hide the "Offline demo" badge and title (the tray follows)."""
+        changed = on != self._demo_mode
         self._demo_mode = on
         self.demo_badge.setVisible(on)
         self.setWindowTitle("Sammy (offline demo)" if on else "Sammy")
+        if changed:
+            self.demo_mode_changed.emit(on)
 
     def set_welcome(self, welcome: QWidget) -> None:
         """Use ``welcome`` as the first-run panel and show it."""
@@ -655,17 +666,38 @@ class MainWindow(QMainWindow):
                 if event.isAutoRepeat():
                     return True
                 if kind == QEvent.Type.KeyPress:
-                    self._space_held = True
-                    self.on_talk_pressed()
-                elif self._space_held:
-                    self._space_held = False
-                    self.on_talk_released()
+                    self._hold_key("space")
+                else:
+                    self._let_go_key("space")
                 return True
-        elif kind == QEvent.Type.WindowDeactivate and watched is self and self._space_held:
+        elif kind == QEvent.Type.WindowDeactivate and watched is self:
             # The key-up may go to another window: never stay stuck on "Listening".
-            self._space_held = False
-            self.on_talk_released()
+            self._let_go_key("space")
         return False
+
+    def on_hotkey_pressed(self) -> None:
+        """The global hotkey went down (in any window): talk, as the talk button does."""
+        self._hold_key("hotkey")
+
+    def on_hotkey_released(self) -> None:
+        """The global hotkey came up."""
+        self._let_go_key("hotkey")
+
+    def _hold_key(self, key: str) -> None:
+        # Space and the global hotkey can both be down (Ctrl+Alt+Space typed into this
+        # window reaches both): one press, one release, or toggle mode would flip twice.
+        if key in self._held_keys:
+            return
+        self._held_keys.add(key)
+        if len(self._held_keys) == 1:
+            self.on_talk_pressed()
+
+    def _let_go_key(self, key: str) -> None:
+        if key not in self._held_keys:
+            return
+        self._held_keys.discard(key)
+        if not self._held_keys:
+            self.on_talk_released()
 
     def _space_is_ours(self, watched: QObject) -> bool:
         if not isinstance(watched, QWidget) or watched.window() is not self:

@@ -34,7 +34,8 @@ class TrayIcon(QObject):
         window: the main window it shows, hides and talks through.
         bridge: state changes recolour the icon.
         on_quit: the app's quit.
-        demo_mode: label the tooltip as the offline demo.
+        demo_mode: label the tooltip as the offline demo (also when the window is); it
+            then follows the window's :meth:`~MainWindow.set_demo_mode`.
         parent: the Qt parent.
     """
 
@@ -49,10 +50,11 @@ class TrayIcon(QObject):
     ) -> None:
         super().__init__(parent)
         self._window = window
-        self._name = "Sammy (offline demo)" if demo_mode else "Sammy"
+        self._demo_mode = demo_mode or window.demo_mode
+        self._state = AgentState.DISCONNECTED
         self._assets = window.assets
         self.icon = QSystemTrayIcon(self._assets.app_icon("tray-idle"), self)
-        self.icon.setToolTip(f"{self._name}: Disconnected")
+        self._show_tooltip()
         self.menu = QMenu()
         self.show_action = QAction("Hide Sammy", self.menu)
         self.talk_action = QAction("Talk", self.menu)
@@ -70,6 +72,17 @@ class TrayIcon(QObject):
         self.icon.activated.connect(self._on_activated)
         self.menu.aboutToShow.connect(self._refresh_menu)
         bridge.state_changed.connect(self.on_state_changed)
+        window.demo_mode_changed.connect(self.set_demo_mode)
+
+    @property
+    def name(self) -> str:
+        """How the tray names the app ("Sammy", or "Sammy (offline demo)")."""
+        return "Sammy (offline demo)" if self._demo_mode else "Sammy"
+
+    def set_demo_mode(self, on: bool) -> None:
+        """Label the tray as the offline demo (the app entered it later) or not."""
+        self._demo_mode = on
+        self._show_tooltip()
 
     def attach_notifier(self, notifier: QtDesktopNotifier) -> None:
         """Show the tool pack's notifications as tray messages."""
@@ -113,8 +126,12 @@ class TrayIcon(QObject):
 
     def on_state_changed(self, event: StateChanged) -> None:
         """Recolour the icon and say the state in its tooltip."""
+        self._state = event.new
         self.icon.setIcon(self._assets.app_icon(_VARIANTS.get(event.new, "tray-idle")))
-        self.icon.setToolTip(f"{self._name}: {STATE_WORDS[event.new]}")
+        self._show_tooltip()
+
+    def _show_tooltip(self) -> None:
+        self.icon.setToolTip(f"{self.name}: {STATE_WORDS[self._state]}")
 
     def _refresh_menu(self) -> None:
         shown = self._window.isVisible() and not self._window.isMinimized()

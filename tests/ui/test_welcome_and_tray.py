@@ -153,6 +153,40 @@ def test_the_tray_says_demo_in_demo_mode(
     assert tray.icon.toolTip() == "Sammy (offline demo): Ready"
 
 
+def test_the_tray_follows_the_demo_entered_later_and_left_again(
+    qtbot: QtBot,
+    theme: ThemeController,
+    bridge: EventBridge,
+    agent: FakeAgent,
+    settings_state: SettingsState,
+) -> None:
+    window = MainWindow(settings_state.settings, on_quit=lambda: None, theme=theme, bridge=bridge)
+    qtbot.addWidget(window)
+    tray = TrayIcon(window, bridge, on_quit=lambda: None)
+    assert tray.icon.toolTip() == "Sammy: Disconnected"
+    agent.move_to(AgentState.CONNECTING)
+    # The welcome panel's "Try the offline demo": the app labels the window, the tray follows.
+    window.set_demo_mode(True)
+    assert tray.name == "Sammy (offline demo)"
+    assert tray.icon.toolTip() == "Sammy (offline demo): Connecting"
+    agent.move_to(AgentState.READY)
+    assert tray.icon.toolTip() == "Sammy (offline demo): Ready"
+    # A key saved in settings leaves the demo.
+    window.set_demo_mode(False)
+    assert tray.icon.toolTip() == "Sammy: Ready"
+
+
+def test_a_tray_made_for_a_window_already_in_the_demo_says_so(
+    qtbot: QtBot, theme: ThemeController, bridge: EventBridge, settings_state: SettingsState
+) -> None:
+    window = MainWindow(
+        settings_state.settings, on_quit=lambda: None, theme=theme, bridge=bridge, demo_mode=True
+    )
+    qtbot.addWidget(window)
+    tray = TrayIcon(window, bridge, on_quit=lambda: None)
+    assert tray.icon.toolTip() == "Sammy (offline demo): Disconnected"
+
+
 def test_window_geometry_is_remembered(
     qtbot: QtBot, theme: ThemeController, settings_state: SettingsState, tmp_path: Path
 ) -> None:
