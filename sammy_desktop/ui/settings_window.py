@@ -65,7 +65,14 @@ from sammy_desktop.ui.settings_fields import (
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.theme import Palette, ThemeController
 
-__all__ = ["AboutInfo", "SettingsWindow", "ToolCatalog", "ToolInfo", "asks_first"]
+__all__ = [
+    "AboutInfo",
+    "SettingsWindow",
+    "ToolCatalog",
+    "ToolInfo",
+    "asks_first",
+    "open_folder_on_desktop",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -138,13 +145,24 @@ class ToolCatalog(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class AboutInfo:
-    """What the About page shows."""
+    """What the About page shows, and the folders other pages open.
+
+    Attributes:
+        notes_folder: where the notes tools keep their file (``AppPaths.notes_dir``); the
+            Tools page has an "Open notes folder" button when it is given.
+    """
 
     version: str
     log_folder: Path
     data_folder: Path
     config_folder: Path
     keyring_backend: str = ""
+    notes_folder: Path | None = None
+
+
+def open_folder_on_desktop(folder: Path) -> bool:
+    """Show ``folder`` in the desktop's file manager; False when the desktop refused."""
+    return bool(QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))))
 
 
 def asks_first(tool: ToolInfo) -> bool:
@@ -175,7 +193,9 @@ class SettingsWindow(QWidget):
         on_test_tone: plays the test tone through the chosen speaker.
         on_key_changed: called after the key was saved or removed (reconnect, hide the
             welcome panel...).
-        about: what the About page shows.
+        about: what the About page shows (and the notes folder for the Tools page).
+        open_folder: shows a folder in the file manager; :func:`open_folder_on_desktop`
+            by default (tests pass a recorder).
         parent: the Qt parent.
     """
 
@@ -196,6 +216,7 @@ class SettingsWindow(QWidget):
         on_test_tone: Callable[[], None] | None = None,
         on_key_changed: Callable[[bool], None] | None = None,
         about: AboutInfo | None = None,
+        open_folder: Callable[[Path], bool] = open_folder_on_desktop,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent, Qt.WindowType.Window)
@@ -210,6 +231,7 @@ class SettingsWindow(QWidget):
         self._on_test_tone = on_test_tone
         self._on_key_changed = on_key_changed
         self._about = about
+        self._open_folder = open_folder
         self.cards: dict[str, FieldCard] = {}
         self.tool_switches: dict[str, ToggleSwitch] = {}
         self._pages: dict[str, QWidget] = {}
@@ -269,6 +291,14 @@ class SettingsWindow(QWidget):
             scroll.setWidget(content)
             self.pages.addWidget(scroll)
             self._pages[title] = scroll
+
+        # Where the platform refuses a global hotkey, the switch says so, calmly.
+        self.hotkey_status = QLabel("")
+        self.hotkey_status.setObjectName("fieldDescription")
+        self.hotkey_status.setWordWrap(True)
+        self.hotkey_status.setAccessibleName("Global hotkey status")
+        self.hotkey_status.hide()
+        self.cards["global_hotkey"].add_below(self.hotkey_status)
 
     def _settings(self) -> Settings:
         return self._state.settings
@@ -431,6 +461,7 @@ class SettingsWindow(QWidget):
             note = QLabel("No tools are registered.")
             note.setObjectName("fieldDescription")
             page.addWidget(note)
+            self._add_notes_folder(page)
             self._add_generated(page, "Tools")
             self._add_applications(page)
             return
@@ -453,6 +484,7 @@ class SettingsWindow(QWidget):
             self._group_title(page, _CATEGORY_TITLES.get(category, str(category).capitalize()))
             for tool in by_category[category]:
                 page.addWidget(self._tool_card(tool))
+        self._add_notes_folder(page)
         self._group_title(page, "More")
         self._add_generated(page, "Tools")
         self._add_applications(page)
@@ -492,6 +524,64 @@ class SettingsWindow(QWidget):
         row.addWidget(switch, 0, Qt.AlignmentFlag.AlignVCenter)
         self.tool_switches[tool.name] = switch
         return card
+
+    def _add_notes_folder(self, page: QVBoxLayout) -> None:
+        folder = self._about.notes_folder if self._about is not None else None
+        if folder is None:
+            return
+        self._group_title(page, "Notes")
+        card = QFrame()
+        card.setObjectName("fieldCard")
+        layout = QVBoxLayout(card)
+        layout.setContentsMargins(14, 12, 14, 12)
+        layout.setSpacing(6)
+        row = QHBoxLayout()
+        text = QLabel(f"The notes Sammy keeps for you are in {folder}")
+        text.setObjectName("fieldDescription")
+        text.setWordWrap(True)
+        text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notes_folder_button = QPushButton("Open notes folder")
+        self.notes_folder_button.setAccessibleName("Open the notes folder")
+        self.notes_folder_button.setAccessibleDescription(str(folder))
+        self.notes_folder_button.clicked.connect(lambda: self.open_notes_folder())
+        row.addWidget(text, 1)
+        row.addWidget(self.notes_folder_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        layout.addLayout(row)
+        self.notes_folder_error = QLabel("")
+        self.notes_folder_error.setObjectName("fieldError")
+        self.notes_folder_error.setWordWrap(True)
+        self.notes_folder_error.hide()
+        layout.addWidget(self.notes_folder_error)
+        page.addWidget(card)
+
+    def open_notes_folder(self) -> bool:
+        """Show the notes folder in the file manager, creating it first if missing.
+
+        Returns:
+            True when the desktop opened it; otherwise the page says why.
+        """
+        folder = self._about.notes_folder if self._about is not None else None
+        if folder is None:
+            return False
+        try:
+            # Before the first note there is no folder, and file managers refuse a missing one.
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return self._show_notes_folder_error(
+                f"The notes folder {folder} could not be created: {exc.strerror or exc}."
+            )
+        if not self._open_folder(folder):
+            return self._show_notes_folder_error(
+                f"The desktop could not open {folder}; open it in your file manager."
+            )
+        self.notes_folder_error.hide()
+        return True
+
+    def _show_notes_folder_error(self, message: str) -> bool:
+        _log.info("notes folder: %s", message)
+        self.notes_folder_error.setText(message)
+        self.notes_folder_error.show()
+        return False
 
     def _add_applications(self, page: QVBoxLayout) -> None:
         box = QPlainTextEdit()
@@ -554,9 +644,7 @@ class SettingsWindow(QWidget):
             text.setWordWrap(True)
             button = QPushButton("Open")
             button.setAccessibleName(f"Open the {label.lower()}")
-            button.clicked.connect(
-                lambda _c=False, f=folder: QDesktopServices.openUrl(QUrl.fromLocalFile(str(f)))
-            )
+            button.clicked.connect(lambda _c=False, f=folder: self._open_folder(f))
             row.addWidget(text, 1)
             row.addWidget(button)
             page.addLayout(row)
@@ -636,6 +724,11 @@ class SettingsWindow(QWidget):
         if name == "model":
             self._show_model_support(str(value))
         return True
+
+    def show_hotkey_status(self, text: str) -> None:
+        """Say under the global hotkey switch whether it works here, and why not ("" hides)."""
+        self.hotkey_status.setText(text)
+        self.hotkey_status.setVisible(bool(text))
 
     def set_tool_enabled(self, name: str, on: bool) -> None:
         """Save a tool switch and apply it to the running session at once."""

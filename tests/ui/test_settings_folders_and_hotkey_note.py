@@ -1,0 +1,157 @@
+"""The settings pane's notes folder button (Tools page) and the global hotkey's note (Talking)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QPushButton
+from pytestqt.qtbot import QtBot
+
+from sammy_desktop.config.secrets import SecretStore
+from sammy_desktop.ui.controls import UiTasks
+from sammy_desktop.ui.main_window import SettingsSection
+from sammy_desktop.ui.settings_state import SettingsState
+from sammy_desktop.ui.settings_window import AboutInfo, SettingsWindow
+from sammy_desktop.ui.theme import ThemeController
+
+
+class FolderOpener:
+    """Records the folders the pane asked the desktop to open; answers like the desktop."""
+
+    def __init__(self, *, works: bool = True) -> None:
+        self.opened: list[Path] = []
+        self.existed: list[bool] = []
+        self.works = works
+
+    def __call__(self, folder: Path) -> bool:
+        self.opened.append(folder)
+        self.existed.append(folder.is_dir())
+        return self.works
+
+
+def _window(
+    qtbot: QtBot,
+    state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+    opener: FolderOpener,
+    notes: Path | None,
+) -> SettingsWindow:
+    about = AboutInfo(
+        "1.0",
+        tmp_path / "logs",
+        tmp_path / "data",
+        tmp_path / "config",
+        notes_folder=notes,
+    )
+    window = SettingsWindow(
+        state, SecretStore(environ={}), theme, tasks, about=about, open_folder=opener
+    )
+    qtbot.addWidget(window)
+    return window
+
+
+def test_open_notes_folder_creates_the_folder_then_opens_it(
+    qtbot: QtBot,
+    settings_state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "data" / "notes"
+    opener = FolderOpener()
+    window = _window(qtbot, settings_state, theme, tasks, tmp_path, opener, notes)
+    window.show_section(SettingsSection.TOOLS)
+    button = window.notes_folder_button
+    assert button.text() == "Open notes folder"
+    assert button.isVisibleTo(window)
+    assert not notes.exists()
+    button.click()
+    assert opener.opened == [notes]
+    assert opener.existed == [True]  # made before the desktop was asked
+    assert window.notes_folder_error.isHidden()
+
+
+def test_a_desktop_that_cannot_open_it_gets_a_sentence_not_silence(
+    qtbot: QtBot,
+    settings_state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes"
+    window = _window(
+        qtbot, settings_state, theme, tasks, tmp_path, FolderOpener(works=False), notes
+    )
+    window.show_section(SettingsSection.TOOLS)
+    assert window.open_notes_folder() is False
+    assert not window.notes_folder_error.isHidden()
+    assert str(notes) in window.notes_folder_error.text()
+    assert "file manager" in window.notes_folder_error.text()
+
+
+def test_a_notes_folder_that_cannot_be_made_is_said_and_not_opened(
+    qtbot: QtBot,
+    settings_state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+) -> None:
+    blocker = tmp_path / "data"
+    blocker.write_text("a file where the data folder should be")
+    opener = FolderOpener()
+    window = _window(qtbot, settings_state, theme, tasks, tmp_path, opener, blocker / "notes")
+    window.notes_folder_button.click()
+    assert opener.opened == []
+    assert "could not be created" in window.notes_folder_error.text()
+
+
+def test_without_a_notes_folder_there_is_no_button(
+    qtbot: QtBot,
+    settings_state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+) -> None:
+    window = _window(qtbot, settings_state, theme, tasks, tmp_path, FolderOpener(), None)
+    assert not hasattr(window, "notes_folder_button")
+    assert window.open_notes_folder() is False
+
+
+def test_the_about_page_opens_its_folders_through_the_same_opener(
+    qtbot: QtBot,
+    settings_state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+) -> None:
+    opener = FolderOpener()
+    window = _window(qtbot, settings_state, theme, tasks, tmp_path, opener, None)
+    window.show_section(SettingsSection.ABOUT)
+    buttons = [
+        b for b in window.findChildren(QPushButton) if b.accessibleName() == "Open the log folder"
+    ]
+    assert len(buttons) == 1
+    buttons[0].click()
+    assert opener.opened == [tmp_path / "logs"]
+
+
+def test_the_hotkey_note_sits_under_its_switch_and_hides_when_empty(
+    qtbot: QtBot,
+    settings_state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+) -> None:
+    window = _window(qtbot, settings_state, theme, tasks, tmp_path, FolderOpener(), None)
+    window.show_section(SettingsSection.TALKING)
+    card = window.cards["global_hotkey"]
+    assert window.hotkey_status.parent() is card
+    assert window.hotkey_status.isHidden()
+    assert "global_hotkey_keys" in window.cards  # the combination is editable beside it
+    window.show_hotkey_status("Not available on this desktop: Wayland.")
+    assert window.hotkey_status.isVisibleTo(window)
+    assert window.hotkey_status.text() == "Not available on this desktop: Wayland."
+    window.show_hotkey_status("")
+    assert window.hotkey_status.isHidden()
