@@ -5,11 +5,12 @@ it starts a system-wide key listener when the person switches the hotkey on, and
 when they switch it off, live. Holding the whole combination emits ``pressed``; letting go
 of any key of it emits ``released``; the window treats them like its talk button.
 
-The listener is pynput's (X11 through the RECORD extension, Windows, macOS). It runs in
-its own thread; key events cross to the Qt thread through queued signals, and starting or
-stopping it (which talks to the X server) happens in a worker thread, never on the event
-loop. Where the desktop cannot let an app see keys pressed in other windows (Wayland, an
-X server without RECORD, macOS without the Input Monitoring permission) the hotkey stays
+The listener is the X server's RECORD extension (through python-xlib) on X11, and
+pynput's on Windows and macOS. It runs in its own thread; key events cross to the Qt
+thread through queued signals, and starting or stopping it (which talks to the X server)
+happens in a worker thread, never on the event loop. Where the desktop cannot let an app
+see keys pressed in other windows (Wayland, an X server without RECORD, macOS without the
+Input Monitoring permission) the hotkey stays
 off and ``status`` says why, in a sentence the settings pane shows; nothing crashes.
 """
 
@@ -20,7 +21,6 @@ import logging
 import os
 import sys
 import threading
-import time
 from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any, Final, Protocol
 
@@ -38,14 +38,13 @@ __all__ = [
     "StartListener",
     "platform_refusal",
     "pynput_combination",
-    "start_pynput_listener",
+    "start_system_listener",
 ]
 
 _log = logging.getLogger(__name__)
 
 READY_TIMEOUT_S: Final = 3.0
 STOP_TIMEOUT_S: Final = 2.0
-_POLL_S: Final = 0.005
 
 # Settings spelling (config/settings.py normalizes to it) -> pynput's HotKey.parse spelling.
 _PYNPUT_NAMES: Final = {
@@ -172,55 +171,196 @@ def platform_refusal(environ: Mapping[str, str], platform: str) -> str | None:
     return None
 
 
-class _XRecordControl:
-    """Talks to the X server beside pynput's X11 listener, on a connection of its own.
+# Settings spelling -> X keysym names (Xlib.XK); single characters are looked up as such.
+_X11_MODIFIERS: Final = {
+    "Ctrl": ("Control_L", "Control_R"),
+    "Alt": ("Alt_L", "Alt_R", "Meta_L", "Meta_R"),
+    "Shift": ("Shift_L", "Shift_R"),
+    "Super": ("Super_L", "Super_R"),
+}
+_X11_KEYS: Final = {
+    "Space": "space",
+    "Tab": "Tab",
+    "Enter": "Return",
+    "Delete": "Delete",
+    "Home": "Home",
+    "End": "End",
+    "PageUp": "Prior",
+    "PageDown": "Next",
+    "Up": "Up",
+    "Down": "Down",
+    "Left": "Left",
+    "Right": "Right",
+    "Insert": "Insert",
+    "Pause": "Pause",
+    "ScrollLock": "Scroll_Lock",
+    "PrintScreen": "Print",
+    "Menu": "Menu",
+    **{f"F{n}": f"F{n}" for n in range(1, 21)},
+}
 
-    pynput reports ready just before it asks the server to start recording, and its
-    ``stop()`` sends the disable request on the connection that is blocked recording, so
-    the thread only ends at the next key event. This checks for RECORD up front, waits
-    until the server really records, and disables the recording from here.
+
+def _require_record(display: Any) -> None:
+    if not display.has_extension("RECORD"):
+        raise HotkeyUnavailableError(
+            "this X server has no RECORD extension, which is how an app sees keys pressed in "
+            "other windows."
+        )
+
+
+class _X11KeyListener:
+    """Keys pressed anywhere on an X11 display, through the RECORD extension (python-xlib).
+
+    Its own rather than pynput's X11 listener, which reports ready before the server
+    records (a key pressed at once is lost) and whose ``stop()`` waits for the next key
+    event. Here ``start`` returns once the server sent StartOfData, and ``stop`` disables
+    the recording from a second connection, so the thread ends at once.
+
+    Args:
+        keys: the combination in settings spelling (``Ctrl+Alt+Space``).
+        on_down: called from the recording thread when the combination goes down.
+        on_up: called from the recording thread when it comes up.
+        display_name: the X display; ``$DISPLAY`` when None.
     """
 
-    def __init__(self) -> None:
-        from Xlib import display as xdisplay  # type: ignore[import-untyped]
-        from Xlib import error as xerror
-
+    def __init__(
+        self,
+        keys: str,
+        on_down: Callable[[], None],
+        on_up: Callable[[], None],
+        display_name: str | None = None,
+    ) -> None:
         try:
-            self._display: Any = xdisplay.Display()
+            from Xlib import XK, X  # type: ignore[import-untyped]
+            from Xlib import display as xdisplay
+            from Xlib import error as xerror
+            from Xlib.ext import record  # type: ignore[import-untyped]
+            from Xlib.protocol import rq  # type: ignore[import-untyped]
+        except ImportError as exc:
+            raise HotkeyUnavailableError(
+                f"the X11 keyboard library (python-xlib) is missing ({exc})."
+            ) from None
+        self._x = X
+        self._record_ext = record
+        self._event_field = rq.EventField(None)
+        try:
+            self._control: Any = xdisplay.Display(display_name)
         except (xerror.DisplayError, xerror.ConnectionClosedError, OSError) as exc:
             raise HotkeyUnavailableError(f"the X display cannot be reached ({exc}).") from None
-        if not self._display.has_extension("RECORD"):
-            self._display.close()
-            raise HotkeyUnavailableError(
-                "this X server has no RECORD extension, which is how an app sees keys "
-                "pressed in other windows."
-            )
+        try:
+            _require_record(self._control)
+            self._parts = self._keycodes(keys, XK)
+            self._recording: Any = xdisplay.Display(display_name)
+        except BaseException:
+            self._control.close()
+            raise
+        self._tracker = ComboTracker(set(self._parts.values()))
+        self._on_down = on_down
+        self._on_up = on_up
+        self._context = self._control.record_create_context(
+            0,
+            [record.AllClients],
+            [
+                {
+                    "core_requests": (0, 0),
+                    "core_replies": (0, 0),
+                    "ext_requests": (0, 0, 0, 0),
+                    "ext_replies": (0, 0, 0, 0),
+                    "delivered_events": (0, 0),
+                    "device_events": (X.KeyPress, X.KeyRelease),
+                    "errors": (0, 0),
+                    "client_started": False,
+                    "client_died": False,
+                }
+            ],
+        )
+        self._control.sync()
+        self._started = threading.Event()
+        self._failure = ""
+        self._thread = threading.Thread(target=self._run, name="global-hotkey-x11", daemon=True)
 
-    def wait_recording(self, listener: Any, deadline: float) -> bool:
-        """Wait until the server records for ``listener``; False at the deadline."""
-        while time.monotonic() < deadline:
-            context = getattr(listener, "_context", None)
-            if context is not None and self._display.record_get_context(context).enabled:
-                return True
-            if not listener.is_alive():
-                return False
-            time.sleep(_POLL_S)  # a worker thread, waiting on the X server
-        return False
+    def _keycodes(self, keys: str, xk: Any) -> dict[int, str]:
+        """Map each keycode to the part of the combination it is (both Ctrl keys are "Ctrl")."""
+        parts: dict[int, str] = {}
+        for part in keys.split("+"):
+            names = _X11_MODIFIERS.get(part) or (_X11_KEYS.get(part) or part.lower(),)
+            found = False
+            for name in names:
+                keysym = xk.string_to_keysym(name)
+                if not keysym and len(name) == 1:
+                    keysym = ord(name)  # Latin-1 keysyms are the characters' code points
+                for keycode, _index in self._control.keysym_to_keycodes(keysym) if keysym else ():
+                    parts[keycode] = part
+                    found = True
+            if not found:
+                raise HotkeyUnavailableError(f"this keyboard has no {part} key.")
+        return parts
 
-    def disable(self, listener: Any) -> None:
-        """End the listener's recording so its thread returns now."""
-        context = getattr(listener, "_context", None)
-        if context is not None:
-            self._display.record_disable_context(context)
-            self._display.sync()
+    def start(self) -> None:
+        """Start recording; returns once the server records (or raises)."""
+        self._thread.start()
+        if not self._started.wait(READY_TIMEOUT_S):
+            self._failure = self._failure or f"no answer within {READY_TIMEOUT_S:.0f} s"
+        if self._failure:
+            problem = self._failure
+            self.stop()
+            raise HotkeyUnavailableError(f"the X server did not start recording keys ({problem}).")
 
-    def close(self) -> None:
-        """Close the connection."""
-        self._display.close()
+    def _run(self) -> None:
+        try:
+            self._recording.record_enable_context(self._context, self._on_reply)
+        except Exception as exc:  # noqa: BLE001 - said by start(), or logged after it
+            self._failure = str(exc) or type(exc).__name__
+            _log.warning("global hotkey: key recording ended: %s", self._failure)
+        finally:
+            self._started.set()
+
+    def _on_reply(self, reply: Any) -> None:
+        if reply.category == self._record_ext.StartOfData:
+            self._started.set()
+            return
+        if reply.category != self._record_ext.FromServer or reply.client_swapped:
+            return
+        data = reply.data
+        # An exception here would end the recording for good: log it and go on.
+        try:
+            while data:
+                event, data = self._event_field.parse_binary_value(
+                    data, self._recording.display, None, None
+                )
+                part = self._parts.get(event.detail)
+                if part is None:
+                    continue
+                if event.type == self._x.KeyPress and self._tracker.press(part):
+                    self._on_down()
+                elif event.type == self._x.KeyRelease and self._tracker.release(part):
+                    self._on_up()
+        except Exception:  # noqa: BLE001
+            _log.exception("global hotkey: a key event could not be read")
+
+    def stop(self) -> None:
+        """Stop recording and wait for the thread (at most a couple of seconds)."""
+        try:
+            self._control.record_disable_context(self._context)
+            self._control.sync()
+        except Exception as exc:  # noqa: BLE001 - the X server may be gone already
+            _log.debug("could not end the key recording: %s", exc)
+        if self._thread.is_alive():
+            self._thread.join(STOP_TIMEOUT_S)
+        if self._thread.is_alive():
+            _log.warning("the key recording did not stop within %.0f s", STOP_TIMEOUT_S)
+            return  # its connection is still in use; the thread is a daemon
+        for display in (self._control, self._recording):
+            try:
+                if display is self._control:
+                    display.record_free_context(self._context)
+                display.close()
+            except Exception as exc:  # noqa: BLE001 - closing a dead connection
+                _log.debug("closing an X connection failed: %s", exc)
 
 
 class _PynputKeyListener:
-    """pynput's keyboard listener driving a :class:`ComboTracker`."""
+    """pynput's keyboard listener driving a :class:`ComboTracker` (Windows and macOS)."""
 
     def __init__(self, keys: str, on_down: Callable[[], None], on_up: Callable[[], None]) -> None:
         try:
@@ -240,7 +380,6 @@ class _PynputKeyListener:
         self._listener: Any = keyboard.Listener(
             on_press=self._on_press, on_release=self._on_release
         )
-        self._x11 = _XRecordControl() if sys.platform.startswith("linux") else None
 
     def start(self) -> None:
         """Start the listener thread and wait until it listens."""
@@ -251,13 +390,9 @@ class _PynputKeyListener:
             self._listener.wait()
             waited.set()
 
-        waiter = threading.Thread(target=wait_ready, name="hotkey-ready", daemon=True)
-        waiter.start()
-        deadline = time.monotonic() + READY_TIMEOUT_S
         # pynput's wait() never returns when its thread died early: wait with a deadline.
+        threading.Thread(target=wait_ready, name="hotkey-ready", daemon=True).start()
         ready = waited.wait(READY_TIMEOUT_S)
-        if ready and self._x11 is not None:
-            ready = self._x11.wait_recording(self._listener, deadline)
         if ready and sys.platform == "darwin" and not getattr(self._listener, "IS_TRUSTED", True):
             self.stop()
             raise HotkeyUnavailableError(
@@ -282,12 +417,6 @@ class _PynputKeyListener:
     def stop(self) -> None:
         """Stop listening and wait for the thread (at most a couple of seconds)."""
         self._listener.stop()
-        if self._x11 is not None:
-            try:
-                self._x11.disable(self._listener)
-            except Exception as exc:  # noqa: BLE001 - the X server may be gone already
-                _log.debug("could not end the key recording: %s", exc)
-            self._x11.close()
         try:
             self._listener.join(STOP_TIMEOUT_S)
         except Exception as exc:  # noqa: BLE001 - a failure inside the thread, now moot
@@ -311,7 +440,7 @@ class _PynputKeyListener:
             _log.exception("global hotkey: a key release could not be handled")
 
 
-def start_pynput_listener(
+def start_system_listener(
     keys: str,
     on_down: Callable[[], None],
     on_up: Callable[[], None],
@@ -319,17 +448,23 @@ def start_pynput_listener(
     environ: Mapping[str, str] | None = None,
     platform: str = sys.platform,
 ) -> KeyListener:
-    """Listen system-wide for ``keys`` with pynput (a :data:`StartListener`).
+    """Listen system-wide for ``keys`` (a :data:`StartListener`).
 
-    Blocks until listening: call it from a worker thread.
+    X11: the RECORD extension through python-xlib; Windows and macOS: pynput. Blocks
+    until listening: call it from a worker thread.
 
     Raises:
         HotkeyUnavailableError: the desktop does not allow it; the message says why.
     """
-    refusal = platform_refusal(os.environ if environ is None else environ, platform)
+    environ = os.environ if environ is None else environ
+    refusal = platform_refusal(environ, platform)
     if refusal is not None:
         raise HotkeyUnavailableError(refusal)
-    listener = _PynputKeyListener(keys, on_down, on_up)
+    listener: _X11KeyListener | _PynputKeyListener
+    if platform in ("win32", "darwin"):
+        listener = _PynputKeyListener(keys, on_down, on_up)
+    else:
+        listener = _X11KeyListener(keys, on_down, on_up, environ.get("DISPLAY"))
     listener.start()
     return listener
 
@@ -347,7 +482,7 @@ class GlobalHotkey(QObject):
     Args:
         settings_state: the live settings (``global_hotkey``, ``global_hotkey_keys``).
         tasks: runs the start and stop steps.
-        start_listener: starts the system-wide listener; pynput's by default.
+        start_listener: starts the system-wide listener (:func:`start_system_listener`).
         parent: the Qt parent.
     """
 
@@ -365,7 +500,7 @@ class GlobalHotkey(QObject):
         settings_state: SettingsState,
         tasks: UiTasks,
         *,
-        start_listener: StartListener = start_pynput_listener,
+        start_listener: StartListener = start_system_listener,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)

@@ -25,7 +25,7 @@ from sammy_desktop.ui.global_hotkey import (
     HotkeyUnavailableError,
     platform_refusal,
     pynput_combination,
-    start_pynput_listener,
+    start_system_listener,
 )
 from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings_state import SettingsState
@@ -55,7 +55,7 @@ class FakeListener:
 
 
 class FakeStarter:
-    """Stands in for start_pynput_listener: records each start, or refuses like Wayland."""
+    """Stands in for start_system_listener: records each start, or refuses like Wayland."""
 
     def __init__(self, refusal: str | None = None) -> None:
         self.refusal = refusal
@@ -158,7 +158,7 @@ def test_x11_windows_and_macos_may(environ: dict[str, str], platform: str) -> No
 
 def test_on_wayland_the_real_starter_refuses_before_touching_anything() -> None:
     with pytest.raises(HotkeyUnavailableError, match="Wayland"):
-        start_pynput_listener(
+        start_system_listener(
             "Ctrl+Alt+Space",
             lambda: None,
             lambda: None,
