@@ -89,9 +89,11 @@ class AudioPlayback:
         drain_grace_ms: when the queue runs dry without :meth:`end_of_turn`, how long to
             wait for more audio before declaring the speech finished (a late chunk within
             that time is an underrun, not a new answer).
-        block_ms: the device callback period. 5 ms keeps flush -> silence near 17 ms
-            on PulseAudio (the device buffer is about two periods plus 5 ms); 10 ms halves
-            the callback rate but puts it near 30 ms.
+        block_ms: the device callback period: a flush is noticed within one period.
+        device_latency_ms: how much audio the device may hold ahead (PortAudio's
+            suggested latency). Flush -> silence is about this plus one period; less
+            risks underflows (clicks) on a busy machine. On PulseAudio 5 ms periods with
+            15 ms give about 18 ms of device buffer and flush -> silence near 20 ms.
         samplerate: force the device rate (testing the resampler); ``None`` prefers
             24 kHz, then 48 kHz, then the device's own rate.
 
@@ -118,17 +120,21 @@ class AudioPlayback:
         start_threshold_ms: int = 60,
         drain_grace_ms: int = 150,
         block_ms: int = 5,
+        device_latency_ms: int = 15,
         samplerate: int | None = None,
     ) -> None:
         if start_threshold_ms < 0 or drain_grace_ms < 0:
             raise ValueError("start_threshold_ms and drain_grace_ms must not be negative")
         if not 5 <= block_ms <= 40:
             raise ValueError(f"block_ms must be between 5 and 40 (got {block_ms})")
+        if device_latency_ms <= 0:
+            raise ValueError(f"device_latency_ms must be positive (got {device_latency_ms})")
         self._bus = bus
         self._echo = echo_canceller
         self._threshold_s = start_threshold_ms / 1000
         self._grace_s = drain_grace_ms / 1000
         self._block_ms = block_ms
+        self._device_latency_s = device_latency_ms / 1000
         self._forced_rate = samplerate
         self._loop: asyncio.AbstractEventLoop | None = None
         self._supervisor = StreamSupervisor(
@@ -350,6 +356,7 @@ class AudioPlayback:
             try:
                 return open_started_stream(
                     sd.RawOutputStream,
+                    latency=self._device_latency_s,
                     device=device.index,
                     samplerate=rate,
                     blocksize=rate * self._block_ms // 1000,

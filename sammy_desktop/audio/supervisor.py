@@ -280,13 +280,20 @@ class StreamSupervisor:
             opened = False
 
 
-def open_started_stream(stream_class: Any, **settings: Any) -> PortAudioStream:
-    """Open a mono PCM16 low-latency stream of ``stream_class`` and start it (worker thread).
+def open_started_stream(
+    stream_class: Any, *, latency: float | str = "low", **settings: Any
+) -> PortAudioStream:
+    """Open a mono PCM16 stream of ``stream_class`` and start it (worker thread).
+
+    Args:
+        stream_class: ``sd.RawInputStream`` or ``sd.RawOutputStream``.
+        latency: PortAudio's suggested latency, seconds or ``"low"``.
+        settings: the other stream arguments (device, rate, block size, callbacks).
 
     Raises:
         sounddevice.PortAudioError: the device refused (the stream is closed again).
     """
-    stream = stream_class(channels=1, dtype="int16", latency="low", **settings)
+    stream = stream_class(channels=1, dtype="int16", latency=latency, **settings)
     try:
         stream.start()
     except sd.PortAudioError:

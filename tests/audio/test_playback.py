@@ -57,8 +57,11 @@ async def test_speech_played_is_what_the_speaker_gets(
         await playback.stop()
 
     lag, correlation = best_lag(recording, short_speech_24k)
-    assert correlation > 0.9, f"the speaker got something else (r={correlation:.3f})"
     windows = windowed_correlations(recording, short_speech_24k, lag, MODEL_RATE // 10)
+    assert correlation > 0.9, (
+        f"the speaker got something else (r={correlation:.3f}, device underflows "
+        f"{playback.device_underflows}, windows {np.round(windows, 2)})"
+    )
     assert len(windows) > 10
     assert min(windows) > 0.7, f"a window does not line up: {np.round(windows, 2)}"
     assert float(np.median(windows)) > 0.97
