@@ -73,6 +73,8 @@ class AudioCapture:
             16 kHz and falls back to the device's own rate.
         max_pending_blocks: how many blocks may wait for the loop before new ones are
             dropped and counted as overflows.
+        stall_timeout_s: a stream that delivers no callback for this long counts as dead
+            and is reopened (generous: some sound servers take seconds to start one).
 
     Attributes:
         blocks: blocks handed to the consumer so far.
@@ -88,6 +90,7 @@ class AudioCapture:
         pre_roll_ms: int = 300,
         echo_canceller: EchoCanceller | None = None,
         samplerate: int | None = None,
+        stall_timeout_s: float = 5.0,
         max_pending_blocks: int = 50,
     ) -> None:
         if not 10 <= block_ms <= 20:
@@ -108,7 +111,12 @@ class AudioCapture:
         self._resampler = StreamResampler(CAPTURE_RATE, CAPTURE_RATE)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._supervisor = StreamSupervisor(
-            bus, "input", device, self._open_stream, on_running=self._stream_running
+            bus,
+            "input",
+            device,
+            self._open_stream,
+            on_running=self._stream_running,
+            stall_timeout_s=stall_timeout_s,
         )
         # _posted is written only by the PortAudio thread, _handled only by the loop:
         # their difference is the number of blocks waiting, without a lock.

@@ -96,6 +96,8 @@ class AudioPlayback:
             15 ms give about 18 ms of device buffer and flush -> silence near 20 ms.
         samplerate: force the device rate (testing the resampler); ``None`` prefers
             24 kHz, then 48 kHz, then the device's own rate.
+        stall_timeout_s: a stream that delivers no callback for this long counts as dead
+            and is reopened (generous: some sound servers take seconds to start one).
 
     Attributes:
         underruns: times the queue ran dry in the middle of speech (more came within
@@ -122,6 +124,7 @@ class AudioPlayback:
         block_ms: int = 5,
         device_latency_ms: int = 15,
         samplerate: int | None = None,
+        stall_timeout_s: float = 5.0,
     ) -> None:
         if start_threshold_ms < 0 or drain_grace_ms < 0:
             raise ValueError("start_threshold_ms and drain_grace_ms must not be negative")
@@ -143,6 +146,7 @@ class AudioPlayback:
             device,
             self._open_stream,
             on_running=self._stream_running,
+            stall_timeout_s=stall_timeout_s,
             on_failed=self._stream_failed,
         )
         self._rate = MODEL_RATE

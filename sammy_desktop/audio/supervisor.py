@@ -269,9 +269,11 @@ class StreamSupervisor:
                 continue
             reason = self._failure_reason
             self.failures += 1
-            self._recovering = True
             _log.warning("%s stream failed: %s; reopening", self._direction, reason)
-            self._bus.emit(StreamError(self._direction, reason))
+            if not self._recovering:
+                # One event per outage, not one per failed attempt to get out of it.
+                self._recovering = True
+                self._bus.emit(StreamError(self._direction, reason))
             if self._on_failed is not None:
                 self._on_failed()
             # Blocks still queued on the loop from the dead stream are stale from now on.

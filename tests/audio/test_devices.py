@@ -9,6 +9,7 @@ import pytest
 from sammy_desktop.audio import (
     MODEL_RATE,
     AudioCapture,
+    AudioLevel,
     AudioPlayback,
     DeviceFallback,
     PlaybackDrained,
@@ -21,7 +22,12 @@ from sammy_desktop.audio import (
 from sammy_desktop.eventbus import EventBus
 from tests.audio.conftest import BlockCollector, EventLog
 from tests.audio.signals import tone
-from tests.audio.virtual_devices import load_virtual_devices, unload_virtual_devices
+from tests.audio.virtual_devices import (
+    SPEAKER,
+    load_virtual_devices,
+    pactl,
+    unload_virtual_devices,
+)
 
 pytestmark = pytest.mark.audio
 
@@ -143,3 +149,29 @@ async def test_a_stream_the_device_refuses_is_an_event_and_retries_not_a_crash(
     finally:
         await capture.stop()
     assert not events.of(StreamRecovered)
+
+
+async def test_a_stream_that_stops_delivering_is_reopened_when_it_comes_back(
+    bus: EventBus, events: EventLog
+) -> None:
+    playback = AudioPlayback(bus, stall_timeout_s=0.5)
+    await playback.start()
+    suspended = False
+    try:
+        await events.wait_for(AudioLevel)  # callbacks are flowing
+        # A suspended sink keeps the stream "active" but stops calling back: a wedged
+        # device as far as PortAudio can tell.
+        await pactl("suspend-sink", SPEAKER, "1")
+        suspended = True
+        error = await events.wait_for(StreamError)
+        assert error.direction == "output"
+        assert "no audio from the device" in error.reason
+        await pactl("suspend-sink", SPEAKER, "0")
+        suspended = False
+        recovered = await events.wait_for(StreamRecovered)
+    finally:
+        if suspended:
+            await pactl("suspend-sink", SPEAKER, "0")
+        await playback.stop()
+    assert recovered.direction == "output"
+    assert len(events.of(StreamError)) == 1, "one outage is one event"

@@ -168,3 +168,10 @@ def load_virtual_devices(modules: list[tuple[str, str]]) -> None:
         _pactl("load-module", name, *args.split())
     _pactl("set-default-sink", SPEAKER)
     _pactl("set-default-source", MIC)
+
+
+async def pactl(*args: str) -> None:
+    """Run ``pactl ARGS`` without blocking the loop; fail loudly when it fails."""
+    proc = await asyncio.create_subprocess_exec("pactl", *args)
+    returncode = await asyncio.wait_for(proc.wait(), 10)
+    assert returncode == 0, f"pactl {' '.join(args)} failed with {returncode}"
