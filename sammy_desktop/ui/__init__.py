@@ -21,14 +21,21 @@ inside the qasync loop)::
     settings_window = SettingsWindow(
         state, secrets, theme, tasks, tools=manager, controls=agent,
         list_devices=list_devices, bridge=bridge, on_test_tone=lambda: play_sound("test_tone"),
-        on_key_changed=on_key_changed, about=AboutInfo(...),
+        on_key_changed=on_key_changed, about=AboutInfo(..., notes_folder=paths.notes_dir),
     )
     window.settings_requested.connect(settings_window.open_section)
+    hotkey = GlobalHotkey(state, tasks)                         # follows global_hotkey*
+    hotkey.pressed.connect(window.on_hotkey_pressed)
+    hotkey.released.connect(window.on_hotkey_released)
+    hotkey.status_changed.connect(settings_window.show_hotkey_status)
+    hotkey.apply()                                              # once the loop runs
     tray = TrayIcon(window, bridge, on_quit=quit_signal.request, demo_mode=demo)
+    # the tray follows window.set_demo_mode() (the welcome panel's demo) by itself
     tray.attach_notifier(notifier); tray.show()
     # no key: window.set_welcome(WelcomePanel(secrets, theme, tasks,
     #   on_key_saved=..., on_try_demo=...)); later window.show_conversation()
-    # at quit: await tasks.aclose(); window.close_for_quit(); bridge.close()
+    # at quit: await hotkey.aclose(); await tasks.aclose(); window.close_for_quit();
+    #   bridge.close()
 
 ``play_sound(name)`` plays ``Assets().sound(name)`` (24 kHz mono PCM16 WAV).
 """
@@ -38,6 +45,7 @@ from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.confirmation import ConfirmationSheet, QtConfirmationPort
 from sammy_desktop.ui.controls import AgentControls, UiTasks
 from sammy_desktop.ui.desktop_ports import QtApplicationLauncher, QtClipboard, QtDesktopNotifier
+from sammy_desktop.ui.global_hotkey import GlobalHotkey
 from sammy_desktop.ui.main_window import MainWindow, SettingsSection
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.settings_window import AboutInfo, SettingsWindow
@@ -52,6 +60,7 @@ __all__ = [
     "Assets",
     "ConfirmationSheet",
     "EventBridge",
+    "GlobalHotkey",
     "MainWindow",
     "QtApplicationLauncher",
     "QtClipboard",

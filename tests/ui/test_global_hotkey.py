@@ -284,23 +284,41 @@ def test_key_events_from_the_listener_thread_talk_through_the_window(
     hotkey.released.connect(window.on_hotkey_released)
     agent.move_to(AgentState.READY)
 
+    seen: list[str] = []
+    arrived = asyncio.Event()
+
+    def record(what: str) -> None:
+        seen.append(what)
+        arrived.set()
+
+    hotkey.pressed.connect(lambda: record("pressed"))
+    hotkey.released.connect(lambda: record("released"))
+
+    async def until_seen(count: int) -> None:
+        # No qtbot.waitSignal here: a nested Qt event loop inside qasync's is not safe.
+        async with asyncio.timeout(5):
+            while len(seen) < count:
+                arrived.clear()
+                await arrived.wait()
+
     async def scenario() -> None:
         settings_state.update(global_hotkey=True)
         await hotkey.wait_applied()
         (listener,) = starter.listeners
-        with qtbot.waitSignal(hotkey.pressed, timeout=5000):
-            listener.from_thread(listener.on_down)
+        listener.from_thread(listener.on_down)
+        await until_seen(1)
         assert agent.names() == ["begin_talk"]
         assert _talking(window)
-        with qtbot.waitSignal(hotkey.released, timeout=5000):
-            listener.from_thread(listener.on_up)
+        listener.from_thread(listener.on_up)
+        await until_seen(2)
         assert agent.names() == ["begin_talk", "end_talk"]
         # Held when the person switches it off: the turn ends, nothing stays "Listening".
         agent.move_to(AgentState.READY)
-        with qtbot.waitSignal(hotkey.pressed, timeout=5000):
-            listener.from_thread(listener.on_down)
+        listener.from_thread(listener.on_down)
+        await until_seen(3)
         settings_state.update(global_hotkey=False)
         await hotkey.wait_applied()
+        assert seen == ["pressed", "released", "pressed", "released"]
         assert agent.names() == ["begin_talk", "end_talk", "begin_talk", "end_talk"]
         assert not _talking(window)
         await hotkey.aclose()
