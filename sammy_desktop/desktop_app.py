@@ -277,9 +277,15 @@ class DesktopApp:
                 paths.data_dir,
                 paths.config_dir,
                 self._context.secrets.backend_name(),
+                notes_folder=paths.notes_dir,
             ),
         )
         window.settings_requested.connect(self.settings_window.open_section)
+        # The optional global talk hotkey; it starts in run(), once the loop runs.
+        self.hotkey = ui.GlobalHotkey(self.settings_state, self.tasks, parent=self._app)
+        self.hotkey.pressed.connect(window.on_hotkey_pressed)
+        self.hotkey.released.connect(window.on_hotkey_released)
+        self.hotkey.status_changed.connect(self.settings_window.show_hotkey_status)
         self.tray = ui.TrayIcon(window, self.bridge, on_quit=self._quit.request)
         self.tray.attach_notifier(self.notifier)
         window.set_tray_available(self.tray.available())
@@ -299,6 +305,7 @@ class DesktopApp:
     async def run(self, on_window_shown: Callable[[MainWindow], None] | None = None) -> int:
         """Show the window, connect (or welcome), and run until a quit is asked for."""
         await self._start_audio()
+        self.hotkey.apply()
         if self._options.demo:
             await self.start_demo()
         elif self.backend.has_key():
@@ -331,6 +338,7 @@ class DesktopApp:
         if stopped:
             _log.info("%d timer(s) still running at quit", len(stopped))
         steps: list[tuple[str, Callable[[], object]]] = [
+            ("global hotkey", self.hotkey.aclose),
             ("ui tasks", lambda: self.tasks.aclose(STOP_TIMEOUT_S)),
             ("agent", self.agent.stop),
             ("tools", lambda: self.tools.aclose(STOP_TIMEOUT_S)),
