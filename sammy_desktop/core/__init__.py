@@ -38,7 +38,7 @@ from sammy_desktop.core.live import (
     make_client_factory,
     resolve_api_base_url,
 )
-from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner
+from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner, TurnAwareSink
 
 __all__ = [
     "API_BASE_URL_ENV",
@@ -68,6 +68,7 @@ __all__ = [
     "ToolRunner",
     "ToolsChanged",
     "TranscriptUpdated",
+    "TurnAwareSink",
     "TurnStats",
     "UsageUpdated",
     "WatchdogPolicy",

@@ -76,7 +76,7 @@ from sammy_desktop.core.live import (
     build_live_config,
 )
 from sammy_desktop.core.outbox import RealtimeOutbox
-from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner
+from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner, TurnAwareSink
 from sammy_desktop.core.turns import Turn
 from sammy_desktop.eventbus import EventBus, Subscription
 from sammy_desktop.tools.context import AgentStateSnapshot
@@ -994,6 +994,8 @@ class AgentCore:
             self._bus.emit(stats)
         # Everything the person said before this answer has been consumed.
         self._outbox.confirm()
+        if isinstance(self._sink, TurnAwareSink):
+            self._sink.end_of_turn()
         if self._talking:
             return
         if self._state is AgentState.ASSISTANT_SPEAKING and self._sink.is_playing:

@@ -14,7 +14,7 @@ from typing import Protocol, runtime_checkable
 from google import genai
 from google.genai import types
 
-__all__ = ["AudioSink", "ClientFactory", "Respond", "ToolRunner"]
+__all__ = ["AudioSink", "ClientFactory", "Respond", "ToolRunner", "TurnAwareSink"]
 
 
 @runtime_checkable
@@ -30,6 +30,18 @@ class AudioSink(Protocol):
     @property
     def is_playing(self) -> bool:
         """True while queued audio is still being played."""
+
+
+@runtime_checkable
+class TurnAwareSink(AudioSink, Protocol):
+    """A sink that can be told the model's turn is complete.
+
+    The real playback then reports "drained" as soon as the last of the speech has played,
+    instead of waiting a grace period for more: the state goes back to Ready sooner.
+    """
+
+    def end_of_turn(self) -> None:
+        """No more speech follows for now."""
 
 
 Respond = Callable[[list[types.FunctionResponse]], Awaitable[None]]

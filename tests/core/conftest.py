@@ -52,6 +52,7 @@ class FakeSink:
     def __init__(self) -> None:
         self.chunks: list[bytes] = []
         self.flushes = 0
+        self.turn_ends = 0
         self.hold_playing = False
 
     def play(self, pcm24k: bytes) -> None:
@@ -60,6 +61,9 @@ class FakeSink:
     def flush(self) -> None:
         self.flushes += 1
         self.chunks.clear()
+
+    def end_of_turn(self) -> None:
+        self.turn_ends += 1
 
     @property
     def is_playing(self) -> bool:

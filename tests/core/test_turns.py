@@ -87,6 +87,8 @@ async def test_push_to_talk_turn_with_audio_both_ways(core_harness: HarnessFacto
         assert kinds[-1] == Received.ACTIVITY_END
         assert recorder.audio_bytes() == pre_roll + said
         assert h.sink.played_bytes == ANSWER_BYTES
+        # The speaker is told the answer is complete, so it can report "drained" at once.
+        assert h.sink.turn_ends == 1
 
         transcripts = h.events.of(TranscriptUpdated)
         assert _final(transcripts, Speaker.USER) == ["what is the weather"]
