@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 from typing import Final
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -37,10 +37,35 @@ from sammy_desktop.tools.events import (
 from sammy_desktop.ui.theme import ThemeController
 from sammy_desktop.ui.tool_card import ToolCard
 
-__all__ = ["MessageRow", "TranscriptView"]
+__all__ = ["Bubble", "MessageRow", "TranscriptView"]
 
-_BUBBLE_WIDTH_SHARE: Final = 0.82
+_BUBBLE_WIDTH_SHARE: Final = 0.8
 _FOLLOW_SLACK_PX: Final = 24
+
+
+class Bubble(QLabel):
+    """A word-wrapped line of text that is as wide as its text, up to its maximum width.
+
+    A word-wrapped QLabel asks for a width of its own choosing, far narrower than the
+    space there is ("[you spoke for 2.2 s]" broke after "2.2" in a 420 px window). This
+    one asks for its text's one-line width, capped at the maximum width the transcript
+    sets (about four fifths of it), and wraps only beyond that.
+    """
+
+    def sizeHint(self) -> QSize:
+        """The one-line width of the text (capped), and the height at that width."""
+        width = min(self._natural_width(), self.maximumWidth())
+        return QSize(width, self.heightForWidth(width))
+
+    def _natural_width(self) -> int:
+        metrics = self.fontMetrics()
+        lines = self.text().splitlines() or [""]
+        text_width = max(metrics.horizontalAdvance(line) for line in lines)
+        chrome = self.width() - self.contentsRect().width()  # padding and border
+        # A framed QLabel indents its text by about half an "x" on each side; a pixel
+        # or two more keeps rounding from breaking the last word onto its own line.
+        indent = metrics.horizontalAdvance("x")
+        return text_width + chrome + indent + 2
 
 
 class MessageRow(QWidget):
@@ -60,7 +85,7 @@ class MessageRow(QWidget):
         layout.addWidget(self.speaker_label)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
-        self.bubble = QLabel(self)
+        self.bubble = Bubble(self)
         self.bubble.setObjectName("userBubble" if is_user else "assistantBubble")
         self.bubble.setWordWrap(True)
         self.bubble.setTextFormat(Qt.TextFormat.PlainText)
