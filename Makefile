@@ -57,5 +57,13 @@ package: $(VENV)/.installed-dev
 	scripts/system-deps.sh run
 	packaging/build.sh
 
+# The benchmarks need the same private services as the tests (virtual mic and speaker, Xvfb).
+# BENCH_ARGS: e.g. --smoke, --only voice,tools, --bundle, --strict (see bench/run.py --help).
+BENCH_ARGS ?=
+bench: $(VENV)/.installed-dev
+	scripts/system-deps.sh test
+	$(BIN)/python -m pip install -q -e '.[bench]'
+	scripts/with-test-services.sh $(BIN)/python bench/run.py $(BENCH_ARGS)
+
 clean:
 	rm -rf build dist .mypy_cache .pytest_cache .ruff_cache

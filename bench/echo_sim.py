@@ -1,0 +1,154 @@
+"""A Live simulator process for the benchmarks: answers at once, or echoes every chunk.
+
+    .venv/bin/python bench/echo_sim.py --mode turn --events-out sim-events.json
+
+Modes:
+
+* ``turn``: after activityEnd, the person's speech comes back at once (EchoAudio, no delay),
+  then turnComplete: the voice-to-voice measurement.
+* ``chunk``: every audio chunk the client sends is sent back at once as model audio (no
+  turns): the click-in to echo-out measurement of the audio path alone.
+* ``probe``: like ``turn``, but after ``--plain-turns`` turns, one also calls
+  ``benchSlowTool`` before answering (the slow tool must not make the event loop lag).
+
+It prints ``base_url=...`` and ``ca_file=...`` (like ``sammy-live-sim``) and, when stopped
+with SIGTERM, writes what it received and sent with ``time.monotonic()`` stamps (the same
+clock in every process on Linux) to ``--events-out``, so the runner can measure key up ->
+activityEnd on the wire.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from sammy_desktop.sim import (
+    CallTools,
+    EchoAudio,
+    FunctionCallSpec,
+    LiveSimulator,
+    OnActivityEnd,
+    OnToolResponse,
+    PcmAudio,
+    RecordedEvent,
+    Recorder,
+    Scenario,
+    Turn,
+    TurnComplete,
+)
+
+SLOW_TOOL = "benchSlowTool"
+BENCH_API_KEY = "bench-key"
+
+
+class ChunkEchoRecorder(Recorder):
+    """Records like the simulator's own recorder, and echoes each audio chunk at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.simulator: LiveSimulator | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def record(
+        self,
+        kind: str,
+        *,
+        connection_id: int,
+        session_id: str = "",
+        data: Mapping[str, Any] | None = None,
+        audio: bytes = b"",
+    ) -> RecordedEvent:
+        """Record the event; an audio chunk is also sent straight back as model audio."""
+        event = super().record(
+            kind, connection_id=connection_id, session_id=session_id, data=data, audio=audio
+        )
+        if kind == "audio" and audio and self.simulator is not None:
+            echo = PcmAudio(pcm=audio, sample_rate=16_000, realtime=False)
+            task = asyncio.get_running_loop().create_task(
+                self.simulator.inject(echo, connection_id=connection_id),
+                name=f"bench-chunk-echo-{connection_id}",
+            )
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        return event
+
+
+def scenario_for(mode: str, plain_turns: int = 1) -> Scenario:
+    """The scripted model for ``mode`` (see the module docstring).
+
+    In ``probe`` mode, ``plain_turns`` plain echo turns come before each slow-tool turn.
+    """
+    if mode == "chunk":
+        return Scenario(name="bench-chunk-echo")
+    echo = Turn(OnActivityEnd(), [EchoAudio(), TurnComplete()])
+    if mode == "turn":
+        return Scenario(turns=[echo], repeat=True, name="bench-echo")
+    slow = Turn(
+        OnActivityEnd(),
+        [CallTools(calls=(FunctionCallSpec(name=SLOW_TOOL),)), EchoAudio(), TurnComplete()],
+    )
+    after_tool = Turn(OnToolResponse(), [TurnComplete()])
+    turns = [*([echo] * max(1, plain_turns)), slow, after_tool]
+    return Scenario(turns=turns, repeat=True, name="bench-probe")
+
+
+def dump_events(recorder: Recorder, path: Path) -> None:
+    """Write the recorded events (without audio bytes) as JSON."""
+    rows = []
+    for event in recorder.events():
+        row: dict[str, Any] = {
+            "kind": event.kind,
+            "connection": event.connection_id,
+            "t": event.monotonic_time,
+        }
+        if event.kind == "audio":
+            row["bytes"] = event.byte_count
+        elif event.kind == "sent.serverContent":
+            content = event.data.get("serverContent", {})
+            row["audio"] = bool(content.get("modelTurn"))
+            row["interrupted"] = bool(content.get("interrupted"))
+            row["turn_complete"] = bool(content.get("turnComplete"))
+        rows.append(row)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(rows))
+
+
+async def serve(mode: str, events_out: Path | None, plain_turns: int) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    simulator = LiveSimulator(
+        scenario_for(mode, plain_turns), api_keys=(BENCH_API_KEY,), realtime=True
+    )
+    if mode == "chunk":
+        recorder = ChunkEchoRecorder()
+        recorder.simulator = simulator
+        simulator.recorder = recorder
+    async with simulator:
+        print(f"base_url={simulator.base_url}\nca_file={simulator.ca_pem_path}", flush=True)
+        await stop.wait()
+        if events_out is not None:
+            dump_events(simulator.recorder, events_out)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=("turn", "chunk", "probe"), default="turn")
+    parser.add_argument("--events-out", type=Path, default=None)
+    parser.add_argument("--plain-turns", type=int, default=1, help="probe: echo turns per slow one")
+    args = parser.parse_args()
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(args.mode, args.events_out, args.plain_turns))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,516 @@
+"""Benchmarks through the real devices: the real app in an X window, and the reference client.
+
+Each measurement starts its own simulator process (``bench/echo_sim.py``), runs the client
+against it, and reads the timings from ONE stereo recording (``bench/pulse_rig.py``): mic-in
+on the left, speaker-out on the right.
+
+* :func:`voice_to_voice`: push-to-talk turns of espeak speech; from the end of the speech
+  (the key is released as soon as it has been played) to the first answer sample.
+* :func:`click_to_echo`: with every audio chunk echoed at once, a train of short tone bursts
+  played into the microphone while talk is held, and their echoes.
+* :func:`pulse_floor`: the same bursts through PulseAudio's own loopback (the floor).
+* :func:`app_resources`: the real app's start-up, CPU, RSS and event-loop lag (idle with the
+  window shown, listening, streaming an answer, and with a slow tool running).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import soxr
+
+from bench.pulse_rig import (
+    MIC_FEED,
+    RIG_RATE,
+    SPEAKER,
+    StereoRig,
+    XKeyboard,
+    click_train,
+    last_loud,
+    onsets,
+    play_into_mic,
+    pulse_loopback,
+    read_stereo,
+    write_wav,
+)
+from sammy_desktop.config import AppPaths, Settings
+
+REPO = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+SPEECH_TEXT = "Hello Sammy, what is the weather like in Paris today?"
+SPEECH_THRESHOLD = 0.02
+CLICK_THRESHOLD = 0.05
+TALK_PRESSED = "(talk pressed)"
+ANSWER_PLAYED = "assistant_speaking -> ready (answer played)"
+READY = "connecting -> ready"
+WINDOW_SHOWN = "window shown"
+
+
+class BenchError(RuntimeError):
+    """A benchmark could not run (says which step and what the process printed)."""
+
+
+# ---------------------------------------------------------------------- processes
+
+
+class LineProcess:
+    """A subprocess whose stderr (or stdout) lines are read on a thread, with arrival times."""
+
+    def __init__(
+        self,
+        args: list[str],
+        env: dict[str, str],
+        *,
+        read_stdout: bool = False,
+        stdin: bool = False,
+    ) -> None:
+        self.started_at = time.monotonic()
+        self.proc = subprocess.Popen(
+            args,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE if read_stdout else subprocess.DEVNULL,
+            stderr=subprocess.STDOUT if read_stdout else subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        self.lines: list[tuple[float, str]] = []
+        self._queue: queue.Queue[tuple[float, str] | None] = queue.Queue()
+        stream = self.proc.stdout if read_stdout else self.proc.stderr
+        assert stream is not None
+        self._reader = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._reader.start()
+
+    def _read(self, stream: object) -> None:
+        for line in stream:  # type: ignore[attr-defined]
+            self._queue.put((time.monotonic(), line))
+        self._queue.put(None)
+
+    def wait_for(self, needle: str, timeout: float = 30.0, *, after: int = 0) -> float:
+        """Arrival time of the first line containing ``needle`` among lines ``after``..."""
+        for stamp, seen in self.lines[after:]:
+            if needle in seen:
+                return stamp
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                item = self._queue.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                raise BenchError(
+                    f"no {needle!r} within {timeout} s:\n{self.output[-3000:]}"
+                ) from None
+            if item is None:
+                raise BenchError(f"process ended before {needle!r}:\n{self.output[-3000:]}")
+            self.lines.append(item)
+            if needle in item[1] and len(self.lines) > after:
+                return item[0]
+
+    def count(self) -> int:
+        """Lines read so far (drains what has arrived)."""
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return len(self.lines)
+            if item is None:
+                return len(self.lines)
+            self.lines.append(item)
+
+    @property
+    def output(self) -> str:
+        return "".join(line for _stamp, line in self.lines)
+
+    def send(self, command: str) -> float:
+        """Write a line to stdin; returns the time it was written."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        return time.monotonic()
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time of the process so far."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks = os.sysconf("SC_CLK_TCK")
+        return (int(fields[11]) + int(fields[12])) / ticks
+
+    def rss_mb(self) -> float:
+        """Resident set size in MB (10^6 bytes)."""
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024 / 1e6
+        return float("nan")
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            code = self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait(timeout=10)
+        self._reader.join(timeout=5)
+        self.count()
+        return code
+
+
+@dataclass
+class SimProcess:
+    """``bench/echo_sim.py`` in its own process."""
+
+    mode: str
+    workdir: Path
+    plain_turns: int = 0
+    base_url: str = ""
+    ca_file: str = ""
+    events: list[dict[str, object]] = field(default_factory=list)
+    _process: LineProcess | None = None
+
+    def __enter__(self) -> SimProcess:
+        events_out = self.workdir / f"sim-{self.mode}-events.json"
+        args = [PYTHON, str(REPO / "bench/echo_sim.py"), "--mode", self.mode]
+        args += ["--events-out", str(events_out), "--plain-turns", str(self.plain_turns)]
+        self._process = LineProcess(args, dict(os.environ), read_stdout=True)
+        self._process.wait_for("ca_file=", timeout=60)
+        for _stamp, line in self._process.lines:
+            key, _, value = line.strip().partition("=")
+            if key == "base_url":
+                self.base_url = value
+            elif key == "ca_file":
+                self.ca_file = value
+        self._events_out = events_out
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._process is not None
+        self._process.stop()
+        if self._events_out.exists():
+            self.events = json.loads(self._events_out.read_text())
+
+    def times(self, kind: str) -> list[float]:
+        return [float(e["t"]) for e in self.events if e["kind"] == kind]  # type: ignore[arg-type]
+
+
+def client_env(sim: SimProcess) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env.pop("QT_QPA_PLATFORM", None)  # a real X window on the Xvfb of the test services
+    env["SSL_CERT_FILE"] = sim.ca_file
+    env["GEMINI_API_KEY"] = "bench-key"
+    return env
+
+
+@contextlib.contextmanager
+def running_app(
+    sim: SimProcess, workdir: Path, lag_file: Path | None = None
+) -> Iterator[LineProcess]:
+    """The real app (bench/app_probe.py) against ``sim``, window shown and connected."""
+    profile = workdir / f"profile-{sim.mode}-{time.monotonic_ns()}"
+    paths = AppPaths.profile(profile)
+    paths.ensure()
+    # No earcons: their chimes would be heard on the speaker channel as "answers".
+    paths.settings_file.write_text(Settings(earcons=False).model_dump_json())
+    env = client_env(sim)
+    if lag_file is not None:
+        env["SAMMY_BENCH_LAG_FILE"] = str(lag_file)
+    args = [PYTHON, str(REPO / "bench/app_probe.py"), "--api-base-url", sim.base_url]
+    args += ["--config-dir", str(profile), "--log-level", "DEBUG"]
+    app = LineProcess(args, env)
+    try:
+        app.wait_for(WINDOW_SHOWN, timeout=60)
+        app.wait_for(READY, timeout=60)
+        focus_window()
+        yield app
+    finally:
+        app.stop()
+
+
+def focus_window() -> None:
+    found = subprocess.run(
+        ["xdotool", "search", "--sync", "--onlyvisible", "--name", "^Sammy"],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    ).stdout.split()
+    subprocess.run(["xdotool", "windowfocus", "--sync", found[0]], check=True, timeout=30)
+
+
+@contextlib.contextmanager
+def running_reference(sim: SimProcess, *, stream: bool) -> Iterator[LineProcess]:
+    """The starter-style reference client against ``sim``, connected."""
+    args = [PYTHON, str(REPO / "bench/reference_client.py"), "--base-url", sim.base_url]
+    if stream:
+        args.append("--stream")
+    client = LineProcess(args, client_env(sim), read_stdout=True, stdin=True)
+    try:
+        client.wait_for("connected", timeout=60)
+        yield client
+    finally:
+        with contextlib.suppress(OSError):
+            client.send("quit")
+        client.stop()
+
+
+# ---------------------------------------------------------------------- signals
+
+
+def make_speech(workdir: Path) -> tuple[Path, float]:
+    """espeak-ng speech at 48 kHz, its trailing silence cut; returns the file and its length."""
+    raw = workdir / "speech-raw.wav"
+    subprocess.run(["espeak-ng", "-s", "160", "-w", str(raw), SPEECH_TEXT], check=True, timeout=60)
+    left, _right, rate = read_stereo(raw)
+    end = last_loud(left, SPEECH_THRESHOLD)
+    assert end is not None
+    speech = soxr.resample(left[: end + 1], rate, RIG_RATE)
+    path = workdir / "speech.wav"
+    write_wav(path, (speech * 32767 * 0.9).astype(np.int16), RIG_RATE)
+    return path, len(speech) / RIG_RATE
+
+
+def answer_latencies_ms(recording: Path, rounds: int) -> list[float]:
+    """From each speech's end (left) to the first answer sample after it (right)."""
+    left, right, rate = read_stereo(recording)
+    starts = onsets(left, rate, SPEECH_THRESHOLD, min_gap_s=1.0)
+    latencies = []
+    for index, start in enumerate(starts[:rounds]):
+        stop = starts[index + 1] if index + 1 < len(starts) else len(left)
+        end = last_loud(left[start:stop], SPEECH_THRESHOLD)
+        if end is None:
+            continue
+        end += start
+        answer = np.flatnonzero(np.abs(right[end:stop]) > SPEECH_THRESHOLD)
+        if len(answer):
+            latencies.append(float(answer[0]) / rate * 1000)
+    return latencies
+
+
+def echo_latencies_ms(recording: Path, interval_s: float) -> list[float]:
+    """From each burst on the left to its echo on the right."""
+    left, right, rate = read_stereo(recording)
+    clicks = onsets(left, rate, CLICK_THRESHOLD, min_gap_s=interval_s / 2)
+    latencies = []
+    window = int(interval_s * rate * 0.9)
+    for start in clicks:
+        echo = np.flatnonzero(np.abs(right[start : start + window]) > CLICK_THRESHOLD)
+        if len(echo):
+            latencies.append(float(echo[0]) / rate * 1000)
+    return latencies
+
+
+# ---------------------------------------------------------------------- measurements
+
+
+@dataclass
+class VoiceResult:
+    """Voice-to-voice for one client."""
+
+    latencies_ms: list[float]
+    key_up_to_activity_end_ms: list[float] = field(default_factory=list)
+
+
+def _pairs_after(marks: list[float], events: list[float]) -> list[float]:
+    """For each mark, ms to the first event after it."""
+    out = []
+    for mark in marks:
+        later = [t for t in events if t >= mark]
+        if later:
+            out.append((later[0] - mark) * 1000)
+    return out
+
+
+def voice_to_voice_app(rig: StereoRig, workdir: Path, rounds: int) -> VoiceResult:
+    speech, _seconds = make_speech(workdir)
+    keyboard = XKeyboard()
+    key_ups: list[float] = []
+    try:
+        with (
+            SimProcess("turn", workdir) as sim,
+            running_app(sim, workdir) as app,
+            rig.recording(workdir / "v2v-app.wav"),
+        ):
+            for _ in range(rounds):
+                mark = app.count()
+                keyboard.press()
+                app.wait_for(TALK_PRESSED, after=mark)
+                play_into_mic(speech)
+                key_ups.append(keyboard.release())
+                app.wait_for(ANSWER_PLAYED, after=mark)
+                time.sleep(0.3)
+    finally:
+        keyboard.close()
+    return VoiceResult(
+        answer_latencies_ms(workdir / "v2v-app.wav", rounds),
+        _pairs_after(key_ups, sim.times("activity_end")),
+    )
+
+
+def voice_to_voice_reference(rig: StereoRig, workdir: Path, rounds: int) -> VoiceResult:
+    speech, seconds = make_speech(workdir)
+    key_ups: list[float] = []
+    with (
+        SimProcess("turn", workdir) as sim,
+        running_reference(sim, stream=False) as client,
+        rig.recording(workdir / "v2v-reference.wav"),
+    ):
+        for _ in range(rounds):
+            client.send("down")
+            play_into_mic(speech)
+            key_ups.append(client.send("up"))
+            # The starter has no "answer played" signal: give the echo its length and a margin.
+            time.sleep(seconds + 1.2)
+    return VoiceResult(
+        answer_latencies_ms(workdir / "v2v-reference.wav", rounds),
+        _pairs_after(key_ups, sim.times("activity_end")),
+    )
+
+
+def _clicks_file(workdir: Path, count: int, interval_s: float) -> Path:
+    path = workdir / f"clicks-{count}.wav"
+    write_wav(path, click_train(count, interval_s), RIG_RATE)
+    return path
+
+
+def click_to_echo_app(rig: StereoRig, workdir: Path, count: int, interval_s: float) -> list[float]:
+    clicks = _clicks_file(workdir, count, interval_s)
+    keyboard = XKeyboard()
+    try:
+        with (
+            SimProcess("chunk", workdir) as sim,
+            running_app(sim, workdir) as app,
+            rig.recording(workdir / "click-app.wav"),
+        ):
+            mark = app.count()
+            keyboard.press()
+            app.wait_for(TALK_PRESSED, after=mark)
+            play_into_mic(clicks)
+            time.sleep(0.5)
+            keyboard.release()
+    finally:
+        keyboard.close()
+    return echo_latencies_ms(workdir / "click-app.wav", interval_s)
+
+
+def click_to_echo_reference(
+    rig: StereoRig, workdir: Path, count: int, interval_s: float
+) -> list[float]:
+    clicks = _clicks_file(workdir, count, interval_s)
+    with (
+        SimProcess("chunk", workdir) as sim,
+        running_reference(sim, stream=False) as client,
+        rig.recording(workdir / "click-reference.wav"),
+    ):
+        client.send("down")
+        play_into_mic(clicks)
+        time.sleep(0.5)
+        client.send("up")
+    return echo_latencies_ms(workdir / "click-reference.wav", interval_s)
+
+
+def pulse_floor(rig: StereoRig, workdir: Path, count: int, interval_s: float) -> list[float]:
+    clicks = _clicks_file(workdir, count, interval_s)
+    with (
+        pulse_loopback(f"{MIC_FEED}.monitor", SPEAKER),
+        rig.recording(workdir / "click-pulse.wav"),
+    ):
+        time.sleep(0.3)
+        play_into_mic(clicks)
+    return echo_latencies_ms(workdir / "click-pulse.wav", interval_s)
+
+
+@dataclass
+class ResourceResult:
+    """The real app's footprint and responsiveness."""
+
+    startup_s: float
+    cpu_idle_pct: float
+    cpu_listening_pct: float
+    cpu_streaming_pct: float
+    rss_mb: dict[str, float]
+    lag_streaming_ms: list[float]
+    lag_slow_tool_ms: list[float]
+    cpu_slow_tool_pct: float
+
+
+def _cpu_pct(app: LineProcess, seconds: float) -> float:
+    cpu0, wall0 = app.cpu_seconds(), time.monotonic()
+    time.sleep(seconds)
+    return (app.cpu_seconds() - cpu0) / (time.monotonic() - wall0) * 100
+
+
+def app_resources(workdir: Path, *, idle_s: float, streaming_rounds: int) -> ResourceResult:
+    """Start-up, CPU and RSS in three states, and event-loop lag while answering."""
+    speech, _seconds = make_speech(workdir)
+    lag_file = workdir / "loop-lag.json"
+    keyboard = XKeyboard()
+    windows: dict[str, list[tuple[float, float]]] = {"streaming": [], "slow": []}
+    cpu: dict[str, list[float]] = {"listening": [], "streaming": [], "slow": []}
+    rss: dict[str, float] = {}
+    try:
+        with (
+            SimProcess("probe", workdir, plain_turns=streaming_rounds) as sim,
+            running_app(sim, workdir, lag_file) as app,
+        ):
+            startup = app.wait_for(WINDOW_SHOWN) - app.started_at
+            rss["startup"] = app.rss_mb()
+            time.sleep(1.0)  # let start-up work (first paint, connection) settle
+            idle = _cpu_pct(app, idle_s)
+            rss["idle"] = app.rss_mb()
+            for turn in range(streaming_rounds + 1):
+                kind = "slow" if turn == streaming_rounds else "streaming"
+                mark = app.count()
+                keyboard.press()
+                app.wait_for(TALK_PRESSED, after=mark)
+                cpu0, wall0 = app.cpu_seconds(), time.monotonic()
+                play_into_mic(speech)
+                cpu["listening"].append(
+                    (app.cpu_seconds() - cpu0) / (time.monotonic() - wall0) * 100
+                )
+                rss["listening"] = app.rss_mb()
+                keyboard.release()
+                cpu0, wall0 = app.cpu_seconds(), time.monotonic()
+                end = app.wait_for(ANSWER_PLAYED, after=mark)
+                cpu[kind].append((app.cpu_seconds() - cpu0) / (time.monotonic() - wall0) * 100)
+                windows[kind].append((wall0, end))
+                rss["streaming"] = app.rss_mb()
+                time.sleep(0.3)
+    finally:
+        keyboard.close()
+    samples: list[tuple[float, float]] = (
+        json.loads(lag_file.read_text()) if lag_file.exists() else []
+    )
+
+    def lags(kind: str) -> list[float]:
+        return [
+            lag * 1000
+            for stamp, lag in samples
+            if any(start <= stamp <= end for start, end in windows[kind])
+        ]
+
+    def mean(values: list[float]) -> float:
+        return float(np.mean(values)) if values else float("nan")
+
+    return ResourceResult(
+        startup_s=startup,
+        cpu_idle_pct=idle,
+        cpu_listening_pct=mean(cpu["listening"]),
+        cpu_streaming_pct=mean(cpu["streaming"]),
+        rss_mb=rss,
+        lag_streaming_ms=lags("streaming"),
+        lag_slow_tool_ms=lags("slow"),
+        cpu_slow_tool_pct=mean(cpu["slow"]),
+    )
+
+
+def scratch_dir() -> tempfile.TemporaryDirectory[str]:
+    return tempfile.TemporaryDirectory(prefix="sammy-bench-")

@@ -1,0 +1,279 @@
+"""The measuring rig on the private PulseAudio: one stereo recording of mic-in and speaker-out.
+
+Left channel: what is played into the virtual microphone (the monitor of ``sammy_mic_feed``).
+Right channel: what the virtual speaker plays (the monitor of ``sammy_speaker``). Both get
+into one stereo null sink through a mono remap sink per channel and a ``module-loopback``
+from each monitor, loaded with ``pactl`` for the measurement and unloaded afterwards. One
+recording of that sink's monitor needs no clock alignment: the distance between an onset
+on the left and its echo on the right is the latency (both loopbacks add the same delay).
+
+Also here: push-to-talk through the X server's XTest extension (a key press in the focused
+window, as from a keyboard, without spawning a process per key), and onset detection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import subprocess
+import threading
+import time
+import wave
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+MIC_FEED = "sammy_mic_feed"
+SPEAKER = "sammy_speaker"
+RIG_RATE = 48_000
+STEREO_SINK = "bench_stereo"
+TAIL_S = 1.0
+
+
+def pactl(*args: str) -> str:
+    """Run pactl and return its output."""
+    return subprocess.run(
+        ["pactl", *args], check=True, capture_output=True, text=True, timeout=30
+    ).stdout.strip()
+
+
+class StereoRig:
+    """Loads the remap sinks and loopbacks; unloads them on exit (also on failure)."""
+
+    def __init__(self, loopback_latency_ms: int = 5) -> None:
+        self._latency = loopback_latency_ms
+        self._modules: list[str] = []
+
+    def __enter__(self) -> StereoRig:
+        try:
+            self._load(
+                "module-null-sink",
+                f"sink_name={STEREO_SINK}",
+                "channels=2",
+                "channel_map=front-left,front-right",
+                f"rate={RIG_RATE}",
+            )
+            for side, position in (("left", "front-left"), ("right", "front-right")):
+                self._load(
+                    "module-remap-sink",
+                    f"sink_name=bench_{side}",
+                    f"master={STEREO_SINK}",
+                    "channels=1",
+                    "channel_map=mono",
+                    f"master_channel_map={position}",
+                    "remix=no",
+                )
+            for source, side in ((f"{MIC_FEED}.monitor", "left"), (f"{SPEAKER}.monitor", "right")):
+                self._load(
+                    "module-loopback",
+                    f"source={source}",
+                    f"sink=bench_{side}",
+                    f"latency_msec={self._latency}",
+                    "source_dont_move=true",
+                    "sink_dont_move=true",
+                    "adjust_time=0",
+                )
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _load(self, *args: str) -> None:
+        self._modules.append(pactl("load-module", *args))
+
+    def close(self) -> None:
+        """Unload every module this rig loaded, newest first."""
+        while self._modules:
+            module = self._modules.pop()
+            with contextlib.suppress(subprocess.SubprocessError):
+                pactl("unload-module", module)
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def recording(self, path: Path) -> Iterator[None]:
+        """Record the stereo sink's monitor into ``path`` (WAV) while the block runs.
+
+        The raw stream is read on a thread. PulseAudio delivers it late and in bursts at
+        first, so at the end the recording goes on until it holds as much audio as wall
+        time has passed since its first sample (plus a short tail): nothing is cut off.
+        """
+        recorder = subprocess.Popen(
+            [
+                "parec",
+                f"--device={STEREO_SINK}.monitor",
+                f"--rate={RIG_RATE}",
+                "--channels=2",
+                "--format=s16le",
+                "--latency-msec=10",
+            ],
+            stdout=subprocess.PIPE,
+        )
+        chunks: list[bytes] = []
+        received = [0]
+        first_at: list[float] = []
+
+        def read() -> None:
+            assert recorder.stdout is not None
+            while chunk := recorder.stdout.read1(4096):  # type: ignore[attr-defined]
+                if not first_at:
+                    first_at.append(time.monotonic())
+                chunks.append(chunk)
+                received[0] += len(chunk)
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        try:
+            deadline = time.monotonic() + 15
+            while not first_at and time.monotonic() < deadline:
+                time.sleep(0.01)
+            if not first_at:
+                raise RuntimeError("the stereo recording did not start within 15 s")
+            yield
+            stop_at = time.monotonic() + TAIL_S
+            wanted = (stop_at - first_at[0]) * RIG_RATE * 4
+            deadline = stop_at + 15
+            while (received[0] < wanted or time.monotonic() < stop_at) and (
+                time.monotonic() < deadline
+            ):
+                time.sleep(0.02)
+        finally:
+            recorder.terminate()
+            recorder.wait(timeout=10)
+            reader.join(timeout=5)
+            with wave.open(str(path), "wb") as wav:
+                wav.setnchannels(2)
+                wav.setsampwidth(2)
+                wav.setframerate(RIG_RATE)
+                data = b"".join(chunks)
+                wav.writeframes(data[: len(data) // 4 * 4])
+
+
+@contextlib.contextmanager
+def pulse_loopback(source: str, sink: str, latency_ms: int = 5) -> Iterator[None]:
+    """PulseAudio's own loopback from ``source`` to ``sink`` (the floor of any path)."""
+    module = pactl(
+        "load-module",
+        "module-loopback",
+        f"source={source}",
+        f"sink={sink}",
+        f"latency_msec={latency_ms}",
+        "adjust_time=0",
+    )
+    try:
+        yield
+    finally:
+        pactl("unload-module", module)
+
+
+def read_stereo(path: Path) -> tuple[np.ndarray, np.ndarray, int]:
+    """Left and right channels as float32 in [-1, 1], and the sample rate."""
+    with wave.open(str(path), "rb") as wav:
+        rate = wav.getframerate()
+        channels = wav.getnchannels()
+        frames = np.frombuffer(wav.readframes(wav.getnframes()), dtype=np.int16)
+    samples = frames.reshape(-1, channels).astype(np.float32) / 32768.0
+    return samples[:, 0], samples[:, min(1, channels - 1)], rate
+
+
+def onsets(signal_: np.ndarray, rate: int, threshold: float, min_gap_s: float) -> list[int]:
+    """Sample indices where ``|signal|`` first rises above ``threshold`` after a quiet gap."""
+    loud = np.flatnonzero(np.abs(signal_) > threshold)
+    if not len(loud):
+        return []
+    gap = int(min_gap_s * rate)
+    # An onset is a loud sample whose previous loud sample is more than a gap earlier.
+    starts = np.concatenate(([0], np.flatnonzero(np.diff(loud) > gap) + 1))
+    return [int(loud[i]) for i in starts]
+
+
+def last_loud(signal_: np.ndarray, threshold: float) -> int | None:
+    """The index of the last sample above ``threshold`` (None when nothing is)."""
+    loud = np.flatnonzero(np.abs(signal_) > threshold)
+    return int(loud[-1]) if len(loud) else None
+
+
+def click_train(count: int, interval_s: float, rate: int = RIG_RATE) -> np.ndarray:
+    """``count`` short 2 kHz bursts (10 ms, Hann-shaped) ``interval_s`` apart, PCM16 mono.
+
+    A tone burst, not a one-sample click: the app's noise suppression keeps it, and a
+    loud edge is easy to find in the echo.
+    """
+    burst_n = rate // 100
+    t = np.arange(burst_n) / rate
+    burst = (0.5 * np.sin(2 * np.pi * 2000 * t) * np.hanning(burst_n) * 32767).astype(np.int16)
+    period = int(interval_s * rate)
+    train = np.zeros(period * count + rate // 2, dtype=np.int16)
+    for k in range(count):
+        start = rate // 4 + k * period
+        train[start : start + burst_n] = burst
+    return train
+
+
+def write_wav(path: Path, pcm: np.ndarray, rate: int) -> None:
+    """Write mono PCM16 ``pcm`` as a WAV file."""
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(rate)
+        wav.writeframes(pcm.astype(np.int16).tobytes())
+
+
+def play_into_mic(path: Path) -> None:
+    """Play a WAV into the virtual microphone and return when it has been played."""
+    subprocess.run(
+        ["paplay", f"--device={MIC_FEED}", "--latency-msec=10", str(path)],
+        check=True,
+        timeout=120,
+    )
+
+
+class XKeyboard:
+    """Press and release keys in the focused X window through XTest (libXtst)."""
+
+    def __init__(self) -> None:
+        x11 = ctypes.util.find_library("X11")
+        xtst = ctypes.util.find_library("Xtst")
+        if x11 is None or xtst is None:
+            raise RuntimeError("libX11 / libXtst not found (install libxtst6)")
+        self._x = ctypes.CDLL(x11)
+        self._t = ctypes.CDLL(xtst)
+        self._x.XOpenDisplay.restype = ctypes.c_void_p
+        self._x.XOpenDisplay.argtypes = [ctypes.c_char_p]
+        self._x.XKeysymToKeycode.argtypes = [ctypes.c_void_p, ctypes.c_ulong]
+        self._x.XStringToKeysym.restype = ctypes.c_ulong
+        self._x.XStringToKeysym.argtypes = [ctypes.c_char_p]
+        self._x.XFlush.argtypes = [ctypes.c_void_p]
+        self._x.XCloseDisplay.argtypes = [ctypes.c_void_p]
+        self._t.XTestFakeKeyEvent.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_uint,
+            ctypes.c_int,
+            ctypes.c_ulong,
+        ]
+        self._display = self._x.XOpenDisplay(None)
+        if not self._display:
+            raise RuntimeError("cannot open the X display (DISPLAY)")
+
+    def _key(self, name: str, down: bool) -> float:
+        keycode = self._x.XKeysymToKeycode(self._display, self._x.XStringToKeysym(name.encode()))
+        self._t.XTestFakeKeyEvent(self._display, keycode, int(down), 0)
+        self._x.XFlush(self._display)
+        return time.monotonic()
+
+    def press(self, name: str = "space") -> float:
+        """Press ``name``; returns ``time.monotonic()`` right after the X server has it."""
+        return self._key(name, True)
+
+    def release(self, name: str = "space") -> float:
+        """Release ``name``; returns ``time.monotonic()`` right after sending it."""
+        return self._key(name, False)
+
+    def close(self) -> None:
+        """Close the display connection."""
+        if self._display:
+            self._x.XCloseDisplay(self._display)
+            self._display = None
