@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QApplication, QPushButton, QScrollArea
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.config.secrets import SecretStore
@@ -155,3 +155,35 @@ def test_the_hotkey_note_sits_under_its_switch_and_hides_when_empty(
     assert window.hotkey_status.text() == "Not available on this desktop: Wayland."
     window.show_hotkey_status("")
     assert window.hotkey_status.isHidden()
+
+
+def test_screenshots_of_the_notes_button_and_the_hotkey_note(
+    qtbot: QtBot,
+    settings_state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+    test_output_dir: Path,
+) -> None:
+    window = _window(
+        qtbot, settings_state, theme, tasks, tmp_path, FolderOpener(), tmp_path / "notes"
+    )
+    window.show_hotkey_status(
+        "Not available on this desktop: this desktop runs Wayland, which does not let apps "
+        "see keys pressed in other windows. Hold Space in Sammy's window to talk instead."
+    )
+    window.show()
+    qtbot.waitExposed(window)
+    folder = test_output_dir / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    window.show_section(SettingsSection.TOOLS)
+    QApplication.processEvents()  # lay the page out at its size before the picture
+    assert window.grab().save(str(folder / "settings-tools-notes-folder.png"))
+    window.show_section(SettingsSection.TALKING)
+    QApplication.processEvents()
+    page = window.pages.currentWidget()
+    assert isinstance(page, QScrollArea)
+    page.ensureWidgetVisible(window.hotkey_status)
+    assert not page.horizontalScrollBar().isVisible()
+    assert window.hotkey_status.isVisible()
+    assert window.grab().save(str(folder / "settings-talking-hotkey-note.png"))
