@@ -16,6 +16,7 @@ from sammy_desktop.audio.engine import AudioEngine
 from sammy_desktop.audio.events import (
     AudioLevel,
     DeviceFallback,
+    DeviceSwitched,
     PlaybackDrained,
     PlaybackStarted,
     StreamError,
@@ -35,6 +36,7 @@ __all__ = [
     "AudioPlayback",
     "DeviceChoice",
     "DeviceFallback",
+    "DeviceSwitched",
     "EchoCanceller",
     "PlaybackDrained",
     "PlaybackStarted",

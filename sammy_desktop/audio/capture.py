@@ -154,6 +154,15 @@ class AudioCapture:
         """Whether the half-duplex gate is closed."""
         return self._muted
 
+    def set_device(self, name: str) -> None:
+        """Move the input to the device called ``name`` (empty: the system default).
+
+        The stream is reopened there in the background; this object, its consumer and its
+        gate stay as they are. Then :class:`DeviceSwitched`, or :class:`DeviceFallback`
+        first when no device has that name. The current name again does nothing.
+        """
+        self._supervisor.switch_device(name)
+
     async def start(self) -> None:
         """Open the microphone. Device trouble becomes events and retries, never an error."""
         self._loop = asyncio.get_running_loop()

@@ -146,13 +146,22 @@ class AudioEngine:
         self._hands_free = on
         self._apply_gate()
 
-    def apply_settings(self, settings: Settings) -> None:
-        """Apply the settings that can change while running (echo cancellation, talk mode).
+    def play_effect(self, pcm24k: bytes) -> None:
+        """Mix an interface sound into the output (see :meth:`AudioPlayback.play_effect`)."""
+        self.playback.play_effect(pcm24k)
 
-        Device changes need a restart of the engine (``stop`` then a new engine).
+    def apply_settings(self, settings: Settings) -> None:
+        """Apply the settings that can change while running.
+
+        Echo cancellation and talk mode apply at once; a changed input or output device
+        reopens that stream on the new device in the background (the capture and
+        playback objects stay the same; see :meth:`AudioPlayback.set_device`). The
+        pre-roll length needs a restart.
         """
         self._hands_free = settings.talk_mode is TalkMode.HANDS_FREE
         self.set_echo_cancellation(settings.echo_cancellation)
+        self.capture.set_device(settings.input_device)
+        self.playback.set_device(settings.output_device)
 
     def _apply_gate(self) -> None:
         self._cancel_ungate()

@@ -2,7 +2,8 @@
 
 The meters listen to :class:`AudioLevel`; the agent core listens to :class:`PlaybackStarted`
 and :class:`PlaybackDrained` (AssistantSpeaking -> Ready); the status bar shows
-:class:`DeviceFallback`, :class:`StreamError` and :class:`StreamRecovered`.
+:class:`DeviceFallback`, :class:`DeviceSwitched`, :class:`StreamError` and
+:class:`StreamRecovered`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from sammy_desktop.eventbus import Event
 __all__ = [
     "AudioLevel",
     "DeviceFallback",
+    "DeviceSwitched",
     "Direction",
     "PlaybackDrained",
     "PlaybackStarted",
@@ -70,6 +72,22 @@ class DeviceFallback(Event):
     used: str
     reason: str
     direction: Direction
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceSwitched(Event):
+    """A stream moved to another device at run time (the settings changed) and runs there.
+
+    Attributes:
+        direction: which stream moved.
+        requested: the device name as now saved in the settings (empty: the default).
+        device: the name of the device it runs on now (the default when ``requested``
+            was not found; a :class:`DeviceFallback` came before this then).
+    """
+
+    direction: Direction
+    requested: str
+    device: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,13 @@ Barge-in: :meth:`AudioPlayback.flush` bumps a generation number that the callbac
 every call, so at most the block being filled at that moment is still played: silence
 within one callback period.
 
+Effects (earcons: short interface sounds) take a second queue, :meth:`AudioPlayback.play_effect`,
+that the callback mixes on top of the speech. They are part of what the device plays, so the
+echo canceller gets them in its far-end reference, but they are not the assistant speaking:
+no :class:`PlaybackStarted` / :class:`PlaybackDrained`, :attr:`AudioPlayback.is_playing`
+unchanged, and :meth:`AudioPlayback.flush` leaves them alone (the "listening" earcon comes
+exactly at barge-in and must not be cut by it).
+
 Every block handed to the device (silence too) goes back to the loop, where it feeds the
 echo canceller as the far-end reference and the output level meter, and where the
 bookkeeping decides when the speech has fully played (:class:`PlaybackDrained`).
@@ -51,7 +58,15 @@ _PREFERRED_DEVICE_RATES: Final = (MODEL_RATE, 48_000)
 class _PlayedBatch:
     """Blocks played by the callback and not yet reported to the loop (callback thread)."""
 
-    __slots__ = ("blocks", "data", "flush_generation", "frames", "last_written", "written")
+    __slots__ = (
+        "audible",
+        "blocks",
+        "data",
+        "flush_generation",
+        "frames",
+        "last_written",
+        "written",
+    )
 
     def __init__(self) -> None:
         self.data = bytearray()
@@ -60,20 +75,25 @@ class _PlayedBatch:
         self.frames = 0
         self.flush_generation = 0
         self.last_written = 0
+        self.audible = False  # speech or an effect in the batch (else all silence)
 
-    def add(self, outdata: Any, written: int, frames: int, flush_generation: int) -> None:
+    def add(
+        self, outdata: Any, written: int, frames: int, flush_generation: int, *, effect: bool
+    ) -> None:
         self.data += outdata
         self.blocks += 1
         self.written += written
         self.frames += frames
         self.flush_generation = flush_generation
         self.last_written = written
+        self.audible = self.audible or written > 0 or effect
 
     def clear(self) -> None:
         self.data.clear()
         self.blocks = 0
         self.written = 0
         self.frames = 0
+        self.audible = False
 
 
 class AudioPlayback:
@@ -98,12 +118,16 @@ class AudioPlayback:
             24 kHz, then 48 kHz, then the device's own rate.
         stall_timeout_s: a stream that delivers no callback for this long counts as dead
             and is reopened (generous: some sound servers take seconds to start one).
+        max_effects_ms: the most effect audio that may wait to be played; more is dropped
+            (a burst of earcons must not queue up sounds that play seconds late).
 
     Attributes:
         underruns: times the queue ran dry in the middle of speech (more came within
             ``drain_grace_ms``); silence was played meanwhile.
         device_underflows: callbacks PortAudio flagged (the device ran out of data).
         dropped_while_down: :meth:`play` calls dropped while the speaker was failing.
+        effects_dropped: :meth:`play_effect` calls dropped (speaker failing, or more than
+            ``max_effects_ms`` of effects already waiting).
         blocks: callbacks handled on the loop.
         last_start_latency_s: from the first chunk of an answer to the callback that
             started playing it.
@@ -125,6 +149,7 @@ class AudioPlayback:
         device_latency_ms: int = 15,
         samplerate: int | None = None,
         stall_timeout_s: float = 5.0,
+        max_effects_ms: int = 3000,
     ) -> None:
         if start_threshold_ms < 0 or drain_grace_ms < 0:
             raise ValueError("start_threshold_ms and drain_grace_ms must not be negative")
@@ -148,6 +173,7 @@ class AudioPlayback:
             on_running=self._stream_running,
             stall_timeout_s=stall_timeout_s,
             on_failed=self._stream_failed,
+            on_switching=self._stream_switching,
         )
         self._rate = MODEL_RATE
         self._resampler = StreamResampler(MODEL_RATE, MODEL_RATE)
@@ -157,12 +183,22 @@ class AudioPlayback:
         self._chunks: collections.deque[tuple[int, memoryview]] = collections.deque()
         self._flush_generation = 0
         self._released = False
+        # Effects: appended by the loop, consumed by the callback, independent of flush.
+        # The count of queued effect bytes has one writer per side, like capture's counters.
+        self._effects: collections.deque[memoryview] = collections.deque()
+        self._effect_bytes_queued = 0  # written by the loop
+        self._effect_bytes_played = 0  # written by the callback
+        self._effects_epoch = 0  # bumped by the loop to drop queued effects
+        self._max_effects_s = max_effects_ms / 1000
         # Callback-thread state.
         self._batch = _PlayedBatch()
         self._blocks_per_report = max(1, 10 // block_ms)
         self._current: memoryview | None = None
         self._current_offset = 0
         self._current_generation = -1
+        self._effect: memoryview | None = None
+        self._effect_offset = 0
+        self._effect_epoch_seen = 0
         # Loop state.
         self._queued_bytes = 0
         self._playing = False
@@ -178,6 +214,7 @@ class AudioPlayback:
         self.last_flush_to_silence_s = 0.0
         self.last_flush_to_dac_silence_s = 0.0
         self.dropped_while_down = 0
+        self.effects_dropped = 0
         self.device_underflows = 0
         self.output_latency_s = 0.0
 
@@ -207,6 +244,23 @@ class AudioPlayback:
     def buffered_ms(self) -> float:
         """Speech queued but not yet handed to the device, in milliseconds."""
         return self._queued_bytes / 2 / self._rate * 1000
+
+    def set_device(self, name: str) -> None:
+        """Move the output to the device called ``name`` (empty: the system default).
+
+        The stream is reopened there in the background; this object stays the same.
+        Speech still queued is dropped (``PlaybackDrained(interrupted=True)``): it would
+        come out late on the new device. Then :class:`DeviceSwitched`, or
+        :class:`DeviceFallback` first when no device has that name. The current name
+        again does nothing.
+        """
+        self._supervisor.switch_device(name)
+
+    @property
+    def effects_buffered_ms(self) -> float:
+        """Effect audio queued but not yet handed to the device, in milliseconds."""
+        waiting = max(0, self._effect_bytes_queued - self._effect_bytes_played)
+        return waiting / 2 / self._rate * 1000
 
     async def start(self) -> None:
         """Open the speaker. Device trouble becomes events and retries, never an error."""
@@ -262,6 +316,47 @@ class AudioPlayback:
                 self._release()
             elif self._start_handle is None:
                 self._start_handle = loop.call_later(self._threshold_s, self._release)
+
+    def play_effect(self, pcm24k: bytes) -> None:
+        """Mix a short interface sound (an earcon) into the output, PCM16 mono 24 kHz.
+
+        Effects are played in the order given, mixed on top of any speech (the sum is
+        clipped to 16 bits, never wrapped around). They reach the echo canceller's far-end
+        reference like speech does, but they are not the assistant speaking: no
+        :class:`PlaybackStarted` / :class:`PlaybackDrained`, :attr:`is_playing` and the
+        half-duplex gate stay as they are, and :meth:`flush` does not drop them.
+
+        Args:
+            pcm24k: little-endian 16-bit samples; an empty chunk is ignored.
+
+        Raises:
+            TypeError: ``pcm24k`` is not bytes-like.
+            ValueError: it has an odd number of bytes (not whole 16-bit samples).
+        """
+        if not isinstance(pcm24k, bytes | bytearray | memoryview):
+            raise TypeError(f"play_effect() takes PCM16 bytes, not {type(pcm24k).__name__}")
+        data = bytes(pcm24k)
+        if len(data) % 2:
+            raise ValueError(
+                f"play_effect() needs whole 16-bit samples; got {len(data)} bytes (an odd count)"
+            )
+        if not data:
+            return
+        if self._supervisor.is_down:
+            self.effects_dropped += 1  # a sound that comes seconds late means nothing
+            return
+        samples = np.frombuffer(data, dtype=np.int16)
+        if self._rate != MODEL_RATE:
+            # One whole sound: resample it in one go, filter tail included.
+            resampler = StreamResampler(MODEL_RATE, self._rate)
+            samples = np.concatenate([resampler.process(samples), resampler.drain()])
+        out = samples.astype(np.int16, copy=False).tobytes()
+        waiting = self._effect_bytes_queued - self._effect_bytes_played
+        if waiting + len(out) > self._max_effects_s * self._rate * 2:
+            self.effects_dropped += 1
+            return
+        self._effect_bytes_queued += len(out)
+        self._effects.append(memoryview(out))
 
     def end_of_turn(self) -> None:
         """Say that no more speech follows for now (the model's turn is complete).
@@ -325,6 +420,11 @@ class AudioPlayback:
         self._start_handle = None
         self._drain_handle = None
 
+    def _drop_effects(self) -> None:
+        self._effects.clear()
+        self._effects_epoch += 1  # the callback forgets the effect it is in the middle of
+        self._effect_bytes_queued = self._effect_bytes_played
+
     def _schedule_drain(self) -> None:
         assert self._loop is not None
         delay = self.output_latency_s + (0.0 if self._turn_ended else self._grace_s)
@@ -382,6 +482,7 @@ class AudioPlayback:
         if rate != self._rate:
             # Speech queued at the old rate would play at the wrong pitch: drop it.
             self._reset_queue()
+            self._drop_effects()
             self._rate = rate
             self._resampler = StreamResampler(MODEL_RATE, rate)
             self._meter = LevelMeter(rate, self._report_level)
@@ -393,6 +494,11 @@ class AudioPlayback:
             rate,
             self.output_latency_s * 1000,
         )
+
+    def _stream_switching(self) -> None:
+        if self._playing:
+            self.flush()
+        self._drop_effects()
 
     def _stream_failed(self) -> None:
         # Whatever was queued cannot play now; the listener must not wait for a drain that
@@ -437,6 +543,7 @@ class AudioPlayback:
                         self._current_offset = offset
             if written < needed:
                 outdata[written:needed] = bytes(needed - written)
+            effect = self._mix_effects(outdata, needed) if self._effects or self._effect else False
             batch = self._batch
             # Blocks go to the loop in batches of about 10 ms (one wake-up instead of two
             # at 5 ms periods), except that a change -- sound starts or stops, a flush --
@@ -446,11 +553,48 @@ class AudioPlayback:
             )
             if changed and batch.blocks:
                 self._post_batch(loop, report, generation, batch, time_info)
-            batch.add(outdata, written, frames, flush_generation)
+            batch.add(outdata, written, frames, flush_generation, effect=effect)
             if changed or batch.blocks >= self._blocks_per_report:
                 self._post_batch(loop, report, generation, batch, time_info)
 
         return callback
+
+    def _mix_effects(self, outdata: Any, needed: int) -> bool:
+        """Add queued effects to the block (PortAudio's thread); whether any was mixed."""
+        if self._effects_epoch != self._effect_epoch_seen:
+            # The loop dropped the effects (device switch): forget the one half played.
+            self._effect_epoch_seen = self._effects_epoch
+            self._effect = None
+        mixed = 0
+        block: np.ndarray | None = None
+        while mixed < needed:
+            effect = self._effect
+            if effect is None:
+                try:
+                    effect = self._effects.popleft()
+                except IndexError:
+                    break
+                self._effect = effect
+                self._effect_offset = 0
+            offset = self._effect_offset
+            take = min(needed - mixed, len(effect) - offset)
+            if block is None:
+                block = np.frombuffer(outdata, dtype=np.int16, count=needed // 2).astype(np.int32)
+            part = np.frombuffer(effect[offset : offset + take], dtype=np.int16)
+            block[mixed // 2 : (mixed + take) // 2] += part
+            mixed += take
+            offset += take
+            self._effect_bytes_played += take
+            if offset >= len(effect):
+                self._effect = None
+            else:
+                self._effect_offset = offset
+        if block is None:
+            return False
+        # Speech plus an earcon may exceed 16 bits: clip, never wrap (a wrap is a loud click).
+        np.clip(block, -32768, 32767, out=block)
+        outdata[:needed] = block.astype(np.int16).tobytes()
+        return True
 
     @staticmethod
     def _post_batch(
@@ -460,7 +604,7 @@ class AudioPlayback:
         batch: _PlayedBatch,
         time_info: Any,
     ) -> None:
-        played = bytes(batch.data) if batch.written else None
+        played = bytes(batch.data) if batch.audible else None
         delay = float(time_info.outputBufferDacTime - time_info.currentTime)
         with contextlib.suppress(RuntimeError):  # the loop closed: shutting down
             loop.call_soon_threadsafe(

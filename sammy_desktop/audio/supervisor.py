@@ -8,7 +8,9 @@ server restarting). The capture and the playback each own a :class:`StreamSuperv
 * opens and starts the stream in a worker thread (PortAudio calls can block for a while);
 * treats an unexpected end of the stream (PortAudio's finished callback) or a stream that
   stops delivering callbacks as a failure: emits :class:`~.events.StreamError`, closes it and
-  reopens it with backoff until it runs, then emits :class:`~.events.StreamRecovered`.
+  reopens it with backoff until it runs, then emits :class:`~.events.StreamRecovered`;
+* moves the stream to another device when the settings change (:meth:`switch_device`):
+  closes it and opens it on the new one, then emits :class:`~.events.DeviceSwitched`.
 
 Nothing here raises into the app: a device that cannot be opened is an event and a retry.
 """
@@ -27,6 +29,7 @@ import sounddevice as sd
 from sammy_desktop.audio.devices import AudioDevice, resolve_device
 from sammy_desktop.audio.events import (
     DeviceFallback,
+    DeviceSwitched,
     Direction,
     StreamError,
     StreamRecovered,
@@ -87,6 +90,7 @@ class StreamSupervisor:
         *,
         on_running: Callable[[PortAudioStream, AudioDevice], None] | None = None,
         on_failed: Callable[[], None] | None = None,
+        on_switching: Callable[[], None] | None = None,
         stall_timeout_s: float = 5.0,
     ) -> None:
         self._bus = bus
@@ -95,6 +99,10 @@ class StreamSupervisor:
         self._opener = opener
         self._on_running = on_running
         self._on_failed = on_failed
+        self._on_switching = on_switching
+        self._opened_name = device_name
+        self._switch_requested = False
+        self._announce_switch = False
         self._stall_timeout_s = stall_timeout_s
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stream: PortAudioStream | None = None
@@ -120,6 +128,11 @@ class StreamSupervisor:
         return self._device
 
     @property
+    def device_name(self) -> str:
+        """The device name asked for (as in the settings; empty for the default)."""
+        return self._device_name
+
+    @property
     def stream(self) -> PortAudioStream | None:
         """The current stream, if one is open."""
         return self._stream
@@ -143,6 +156,27 @@ class StreamSupervisor:
         self._failure = asyncio.Event()
         opened = await self._open()
         self._task = asyncio.create_task(self._supervise(opened), name=f"audio-{self._direction}")
+        if opened and self._opened_name != self._device_name:
+            self._request_switch()  # the name changed while the first open was under way
+
+    def switch_device(self, name: str) -> None:
+        """Move the stream to the device called ``name`` (empty: the system default).
+
+        Returns at once; the supervising task closes the stream and opens it on the new
+        device (with :class:`DeviceFallback` when the name is missing), then emits
+        :class:`DeviceSwitched` at its first callback. The same name again does nothing.
+        Before :meth:`start`, or while the stream is down, the next open uses the name.
+        """
+        if name == self._device_name:
+            return
+        self._device_name = name
+        self._last_fallback_reason = ""  # a fallback for the new name is news
+        if self._task is not None and self.is_running:
+            self._request_switch()
+
+    def _request_switch(self) -> None:
+        self._switch_requested = True
+        self._failure.set()  # wakes the supervising task
 
     async def stop(self) -> None:
         """Stop supervising and close the stream."""
@@ -159,6 +193,10 @@ class StreamSupervisor:
         if generation != self._generation:
             return
         self._last_alive = time.monotonic()
+        if self._announce_switch and self._device is not None:
+            self._announce_switch = False
+            _log.info("%s stream switched to %r", self._direction, self._device.name)
+            self._bus.emit(DeviceSwitched(self._direction, self._device_name, self._device.name))
         if self._recovering and self._device is not None:
             self._recovering = False
             _log.info("%s stream recovered on %r", self._direction, self._device.name)
@@ -178,7 +216,7 @@ class StreamSupervisor:
 
     def report_failure(self, reason: str) -> None:
         """Treat the current stream as dead (called on the loop by the owner)."""
-        if self._stopping or self._failure.is_set():
+        if self._stopping or self._failure.is_set() or self._switch_requested:
             return
         self._failure_reason = reason
         self._failure.set()
@@ -189,8 +227,9 @@ class StreamSupervisor:
 
     async def _open(self) -> bool:
         generation = self._generation + 1
+        name = self._opened_name = self._device_name
         try:
-            choice = await asyncio.to_thread(resolve_device, self._device_name, self._direction)
+            choice = await asyncio.to_thread(resolve_device, name, self._direction)
             self._generation = generation
             finished = self.finished_callback(generation)
             stream = await self._open_in_thread(choice.device, generation, finished)
@@ -204,9 +243,7 @@ class StreamSupervisor:
         if choice.fallback_reason and choice.fallback_reason != self._last_fallback_reason:
             _log.warning("%s", choice.fallback_reason)
             self._bus.emit(
-                DeviceFallback(
-                    self._device_name, choice.device.name, choice.fallback_reason, self._direction
-                )
+                DeviceFallback(name, choice.device.name, choice.fallback_reason, self._direction)
             )
         self._last_fallback_reason = choice.fallback_reason
         self._stream = stream
@@ -267,6 +304,9 @@ class StreamSupervisor:
                 elif time.monotonic() - self._last_alive > self._stall_timeout_s:
                     self.report_failure(f"no audio from the device for {self._stall_timeout_s:g} s")
                 continue
+            if self._switch_requested:
+                opened = await self._switch()
+                continue
             reason = self._failure_reason
             self.failures += 1
             _log.warning("%s stream failed: %s; reopening", self._direction, reason)
@@ -280,6 +320,17 @@ class StreamSupervisor:
             self._generation += 1
             await self._close()
             opened = False
+
+    async def _switch(self) -> bool:
+        self._switch_requested = False
+        _log.info("%s stream moving to %r", self._direction, self._device_name)
+        if self._on_switching is not None:
+            self._on_switching()
+        # Blocks still queued on the loop from the old stream are stale from now on.
+        self._generation += 1
+        await self._close()
+        self._announce_switch = True
+        return await self._open()
 
 
 def open_started_stream(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -12,7 +13,7 @@ import pytest
 
 from sammy_desktop.eventbus import Event, EventBus
 from tests.audio.signals import speak
-from tests.audio.virtual_devices import MIC_FEED, SPEAKER, SinkKeepAlive
+from tests.audio.virtual_devices import MIC_FEED, SPEAKER, SPEAKER_MONITOR, SinkKeepAlive
 
 E = TypeVar("E", bound=Event)
 
@@ -128,3 +129,25 @@ def running_sinks() -> Iterator[None]:
     """Keep the virtual sinks awake at low latency for the test."""
     with SinkKeepAlive(MIC_FEED, SPEAKER):
         yield
+
+
+@pytest.fixture
+def speaker_looped_into_mic() -> Iterator[None]:
+    """What the virtual speaker plays comes back into the virtual mic (a laptop's echo)."""
+    module = subprocess.run(
+        [
+            "pactl",
+            "load-module",
+            "module-loopback",
+            f"source={SPEAKER_MONITOR}",
+            f"sink={MIC_FEED}",
+            "latency_msec=40",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    try:
+        yield
+    finally:
+        subprocess.run(["pactl", "unload-module", module], check=True)

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import subprocess
 import time
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -25,7 +23,7 @@ from sammy_desktop.audio import (
 from sammy_desktop.eventbus import EventBus
 from tests.audio.conftest import EventLog
 from tests.audio.signals import energy
-from tests.audio.virtual_devices import MIC_FEED, SPEAKER_MONITOR, play_into_mic
+from tests.audio.virtual_devices import play_into_mic
 
 _log = logging.getLogger(__name__)
 
@@ -86,28 +84,6 @@ def test_switched_off_it_passes_audio_through_unchanged() -> None:
     # On, it works in whole 10 ms frames: 1000 samples give 960 now, the rest later.
     assert len(canceller.process_capture(noise)) == 960 * 2
     assert canceller.frames_processed == 6
-
-
-@pytest.fixture
-def speaker_looped_into_mic() -> Iterator[None]:
-    """What the virtual speaker plays comes back into the virtual mic (a laptop's echo)."""
-    module = subprocess.run(
-        [
-            "pactl",
-            "load-module",
-            "module-loopback",
-            f"source={SPEAKER_MONITOR}",
-            f"sink={MIC_FEED}",
-            "latency_msec=40",
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    try:
-        yield
-    finally:
-        subprocess.run(["pactl", "unload-module", module], check=True)
 
 
 class StampedBlocks:

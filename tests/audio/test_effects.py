@@ -1,0 +1,167 @@
+"""Effects (earcons) on the main playback: heard, mixed with speech, known to the canceller."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from sammy_desktop.audio import (
+    MODEL_RATE,
+    AudioCapture,
+    AudioEngine,
+    AudioLevel,
+    AudioPlayback,
+    PlaybackDrained,
+    PlaybackStarted,
+    rms_dbfs,
+)
+from sammy_desktop.eventbus import EventBus
+from tests.audio.conftest import EventLog
+from tests.audio.signals import best_lag, tone
+from tests.audio.test_echo import StampedBlocks, erle_db
+from tests.audio.virtual_devices import MonitorRecorder
+
+pytestmark = [pytest.mark.audio, pytest.mark.usefixtures("running_sinks")]
+
+_log = logging.getLogger(__name__)
+
+
+async def output_until(bus: EventBus, condition: Callable[[], bool], *, within: float = 10) -> None:
+    """Wait until ``condition`` holds, checked at every output level event (~30 Hz)."""
+    reached = asyncio.Event()
+
+    def check(_event: AudioLevel) -> None:
+        if condition():
+            reached.set()
+
+    subscription = bus.subscribe(AudioLevel, check)
+    try:
+        if not condition():
+            await asyncio.wait_for(reached.wait(), within)
+    finally:
+        subscription.cancel()
+
+
+async def effects_played(bus: EventBus, playback: AudioPlayback, *, within: float = 10) -> None:
+    """Wait until every queued effect has been handed to the device."""
+    await output_until(bus, lambda: playback.effects_buffered_ms == 0, within=within)
+
+
+async def test_an_effect_is_heard_without_counting_as_speech(
+    bus: EventBus, events: EventLog
+) -> None:
+    chirp = tone(880, 0.3, rate=MODEL_RATE)
+    recorder = MonitorRecorder(MODEL_RATE)
+    playback = AudioPlayback(bus)
+    await playback.start()
+    await recorder.start()
+    try:
+        playback.play_effect(chirp.tobytes())
+        assert not playback.is_playing
+        await effects_played(bus, playback)
+        await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 5, within=5)
+        assert not playback.is_playing
+    finally:
+        recording = await recorder.stop()
+        await playback.stop()
+
+    _lag, correlation = best_lag(recording, chirp)
+    assert correlation > 0.9
+    assert not events.of(PlaybackStarted)
+    assert not events.of(PlaybackDrained)
+
+
+async def test_speech_and_an_effect_mix_and_clip_instead_of_wrapping(
+    bus: EventBus, events: EventLog
+) -> None:
+    # Two loud positive plateaus: their sum (40000) overflows 16 bits. Clipped it reads
+    # full scale; wrapped around it would read about -25500.
+    speech = np.full(MODEL_RATE, 20000, dtype=np.int16)
+    effect = np.full(MODEL_RATE * 3 // 10, 20000, dtype=np.int16)
+    recorder = MonitorRecorder(MODEL_RATE)
+    playback = AudioPlayback(bus)
+    await playback.start()
+    await recorder.start()
+    try:
+        playback.play(speech.tobytes())
+        playback.end_of_turn()
+        await events.wait_for(PlaybackStarted)
+        playback.play_effect(effect.tobytes())
+        await events.wait_for(PlaybackDrained, within=10)
+        await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 5, within=5)
+    finally:
+        recording = await recorder.stop()
+        await playback.stop()
+
+    summed = recording > 30000
+    assert summed.sum() > MODEL_RATE * 2 // 10, "the effect was not added on top of the speech"
+    single = (recording > 18000) & (recording < 22000)
+    assert single.sum() > MODEL_RATE * 5 // 10, "the speech alone is missing"
+    assert recording.min() > -5000, "the sum wrapped around instead of clipping"
+    assert len(events.of(PlaybackDrained)) == 1
+
+
+async def test_flush_silences_speech_but_lets_the_effect_finish(
+    bus: EventBus, events: EventLog
+) -> None:
+    speech = tone(300, 2.0, rate=MODEL_RATE)
+    effect = tone(1500, 0.5, rate=MODEL_RATE)
+    recorder = MonitorRecorder(MODEL_RATE)
+    playback = AudioPlayback(bus)
+    await playback.start()
+    await recorder.start()
+    try:
+        playback.play(speech.tobytes())
+        await events.wait_for(PlaybackStarted)
+        playback.play_effect(effect.tobytes())
+        playback.flush()
+        assert events.of(PlaybackDrained)[-1].interrupted
+        await effects_played(bus, playback)
+        await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 5, within=5)
+    finally:
+        recording = await recorder.stop()
+        await playback.stop()
+
+    _lag, correlation = best_lag(recording, effect)
+    assert correlation > 0.8, "the effect was cut by the flush"
+    assert len(events.of(PlaybackDrained)) == 1
+
+
+@pytest.mark.usefixtures("speaker_looped_into_mic")
+async def test_an_effect_looped_into_the_mic_is_cancelled(
+    bus: EventBus, far_speech_24k: np.ndarray
+) -> None:
+    engine = AudioEngine(bus, echo_cancellation=True, hands_free=True)
+    raw_capture = AudioCapture(EventBus())
+    processed, raw = StampedBlocks(), StampedBlocks()
+    engine.capture.set_consumer(processed)
+    raw_capture.set_consumer(raw)
+    await engine.start()
+    await raw_capture.start()
+    piece = MODEL_RATE // 2
+    try:
+        # A long "effect" (speech, so the canceller has something rich to learn), fed in
+        # pieces because the effect queue holds only a few seconds.
+        sound = far_speech_24k[: MODEL_RATE * 5]
+        started = time.monotonic()
+        for start in range(0, len(sound), piece):
+            await output_until(bus, lambda: engine.playback.effects_buffered_ms <= 1000)
+            engine.play_effect(sound[start : start + piece].tobytes())
+        await effects_played(bus, engine.playback, within=20)
+        ended = time.monotonic()
+        assert not engine.is_playing
+        await asyncio.wait_for(processed.wait_past(ended + 0.2), 5)
+    finally:
+        await raw_capture.stop()
+        await engine.stop()
+
+    echo = raw.between(started + 1.0, ended)
+    erle = erle_db(echo, processed.between(started + 1.0, ended))
+    _log.info("effect ERLE %.1f dB", erle)
+    assert rms_dbfs(echo) > -35.0, "too little of the effect reached the mic"
+    assert erle >= 25.0
