@@ -26,10 +26,12 @@ from sammy_desktop.tools import ToolManager, ToolServices
 from sammy_desktop.tools.desktop import TimerService, desktop_tools, search_tools
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from PySide6.QtWidgets import QApplication
 
     from sammy_desktop.app import AppContext, QuitSignal
-    from sammy_desktop.audio import AudioDevice, AudioEngine, AudioPlayback
+    from sammy_desktop.audio import AudioDevice, AudioEngine
     from sammy_desktop.ui import Assets, MainWindow
 
 __all__ = ["DesktopApp", "LaunchOptions", "VoiceControls"]
@@ -107,34 +109,47 @@ class VoiceControls:
 
 
 class EarconPlayer:
-    """Short interface sounds on their own output stream.
+    """Short interface sounds, mixed into the speaker as effects of the audio engine.
 
-    They must not go through the assistant's playback: the agent would count an earcon as
-    the assistant speaking, and the echo canceller would take it for the far end.
+    Effects, not speech: the agent does not count an earcon as the assistant speaking and a
+    flush (barge-in) does not cut it, while the echo canceller knows it as far end, so the
+    microphone does not hear it in hands-free mode (see :meth:`AudioEngine.play_effect`).
     """
 
-    def __init__(self, assets: Assets, playback: AudioPlayback | None) -> None:
+    def __init__(self, assets: Assets, audio: AudioEngine | None) -> None:
         self._assets = assets
-        self._playback = playback
+        self._audio = audio
         self._cache: dict[str, bytes] = {}
 
     def play(self, name: str) -> None:
         """Play the sound ``name`` from resources/sounds (no-op without a speaker)."""
-        if self._playback is None:
+        if self._audio is None:
             return
         pcm = self._cache.get(name)
         if pcm is None:
             try:
-                with wave.open(str(self._assets.sound(name)), "rb") as wav:
-                    pcm = wav.readframes(wav.getnframes())
-            except (OSError, wave.Error, LookupError) as exc:
+                pcm = _read_effect(self._assets.sound(name))
+            except (OSError, wave.Error, LookupError, ValueError) as exc:
                 _log.warning("sound %s cannot be played: %s", name, exc)
                 return
             self._cache[name] = pcm
         try:
-            self._playback.play(pcm)
+            self._audio.play_effect(pcm)
         except (TypeError, ValueError) as exc:
             _log.warning("sound %s cannot be played: %s", name, exc)
+
+
+def _read_effect(path: Path) -> bytes:
+    """The PCM of an earcon file, which must be what the engine takes: 24 kHz mono PCM16."""
+    with wave.open(str(path), "rb") as wav:
+        shape = (wav.getframerate(), wav.getnchannels(), wav.getsampwidth())
+        if shape != (24_000, 1, 2):
+            rate, channels, width = shape
+            raise ValueError(
+                f"{path.name} is {rate} Hz, {channels} channel(s), {8 * width}-bit; "
+                "earcons must be 24000 Hz mono 16-bit PCM"
+            )
+        return wav.readframes(wav.getnframes())
 
 
 class DesktopApp:
@@ -170,10 +185,10 @@ class DesktopApp:
         self.tasks = ui.UiTasks()
         self.confirmations = ui.QtConfirmationPort(app)
 
-        self.audio, self.earcon_output, audio_problem = self._build_audio()
+        self.audio, audio_problem = self._build_audio()
         if audio_problem:
             context.notices.append(audio_problem)
-        self.earcons = EarconPlayer(self.assets, self.earcon_output)
+        self.earcons = EarconPlayer(self.assets, self.audio)
         self.notifier = ui.QtDesktopNotifier(self._settings, self.earcons.play, app)
         self.timers = TimerService(self.bus, self.notifier)
 
@@ -222,21 +237,18 @@ class DesktopApp:
     def _settings(self) -> Settings:
         return self.settings_state.settings
 
-    def _build_audio(self) -> tuple[AudioEngine | None, AudioPlayback | None, str]:
+    def _build_audio(self) -> tuple[AudioEngine | None, str]:
         """The audio engine, or None with a sentence saying why there is no audio."""
         try:
-            from sammy_desktop.audio import AudioEngine, AudioPlayback
+            from sammy_desktop.audio import AudioEngine
         except OSError as exc:  # PortAudio missing: sounddevice cannot load
             return (
-                None,
                 None,
                 f"Audio is not available ({exc}). Install PortAudio (on Debian/Ubuntu: "
                 "sudo apt-get install libportaudio2) and start Sammy again; you can still "
                 "type.",
             )
-        engine = AudioEngine(self.bus, self._context.settings)
-        earcon_output = AudioPlayback(EventBus(), device=self._context.settings.output_device)
-        return engine, earcon_output, ""
+        return AudioEngine(self.bus, self._context.settings), ""
 
     def _build_windows(self) -> MainWindow:
         from sammy_desktop import ui
@@ -346,8 +358,6 @@ class DesktopApp:
         ]
         if self.audio is not None:
             steps.append(("audio", self.audio.stop))
-        if self.earcon_output is not None:
-            steps.append(("earcons", self.earcon_output.stop))
         for name, step in steps:
             try:
                 await asyncio.wait_for(step(), STOP_TIMEOUT_S)  # type: ignore[arg-type]
@@ -402,13 +412,11 @@ class DesktopApp:
             self.audio.playback.flush()
 
     async def _start_audio(self) -> None:
-        for name, part in (("audio", self.audio), ("earcons", self.earcon_output)):
-            if part is None:
-                continue
+        if self.audio is not None:
             try:
-                await part.start()
+                await self.audio.start()
             except Exception as exc:  # noqa: BLE001 - the app runs on without sound
-                _log.exception("the %s could not start", name)
+                _log.exception("the audio could not start")
                 self.window.show_banner_for_settings(
                     "Audio devices", f"Sound could not start: {exc}. Choose a device."
                 )
