@@ -212,14 +212,18 @@ def client_env(sim: SimProcess) -> dict[str, str]:
 
 @contextlib.contextmanager
 def running_app(
-    sim: SimProcess, workdir: Path, lag_file: Path | None = None
+    sim: SimProcess, workdir: Path, lag_file: Path | None = None, **settings: object
 ) -> Iterator[LineProcess]:
-    """The real app (bench/app_probe.py) against ``sim``, window shown and connected."""
+    """The real app (bench/app_probe.py) against ``sim``, window shown and connected.
+
+    ``settings`` are saved in the app's fresh profile (earcons are always off).
+    """
     profile = workdir / f"profile-{sim.mode}-{time.monotonic_ns()}"
     paths = AppPaths.profile(profile)
     paths.ensure()
     # No earcons: their chimes would be heard on the speaker channel as "answers".
-    paths.settings_file.write_text(Settings(earcons=False).model_dump_json())
+    profile_settings = Settings.model_validate({**settings, "earcons": False})
+    paths.settings_file.write_text(profile_settings.model_dump_json())
     env = client_env(sim)
     if lag_file is not None:
         env["SAMMY_BENCH_LAG_FILE"] = str(lag_file)
@@ -387,7 +391,10 @@ def click_to_echo_app(rig: StereoRig, workdir: Path, count: int, interval_s: flo
     try:
         with (
             SimProcess("chunk", workdir) as sim,
-            running_app(sim, workdir) as app,
+            # No pre-roll: the 300 ms it sends at once on the key press would come back at
+            # once and sit in the jitter buffer for the whole test (the real model never
+            # answers the pre-roll instantly); this measures the audio path alone.
+            running_app(sim, workdir, pre_roll_ms=0) as app,
             rig.recording(workdir / "click-app.wav"),
         ):
             mark = app.count()

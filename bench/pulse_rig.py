@@ -197,19 +197,25 @@ def last_loud(signal_: np.ndarray, threshold: float) -> int | None:
 
 
 def click_train(count: int, interval_s: float, rate: int = RIG_RATE) -> np.ndarray:
-    """``count`` short 2 kHz bursts (10 ms, Hann-shaped) ``interval_s`` apart, PCM16 mono.
+    """``count`` short tone bursts (10 ms, Hann-shaped), PCM16 mono, about ``interval_s`` apart.
 
-    A tone burst, not a one-sample click: the app's noise suppression keeps it, and a
-    loud edge is easy to find in the echo.
+    Tone bursts, not one-sample clicks: the app's noise suppression keeps them, and a loud
+    edge is easy to find in the echo. Each burst has its own pitch and the gaps vary by up
+    to half an interval (a fixed seed): identical bursts at a fixed period would look like
+    an echo of the previous burst's echo to the app's echo canceller, which then removes
+    them from the microphone signal.
     """
+    rng = np.random.default_rng(20261130)
     burst_n = rate // 100
     t = np.arange(burst_n) / rate
-    burst = (0.5 * np.sin(2 * np.pi * 2000 * t) * np.hanning(burst_n) * 32767).astype(np.int16)
-    period = int(interval_s * rate)
-    train = np.zeros(period * count + rate // 2, dtype=np.int16)
-    for k in range(count):
-        start = rate // 4 + k * period
-        train[start : start + burst_n] = burst
+    gaps = (interval_s * rng.uniform(1.0, 1.5, count) * rate).astype(int)
+    train = np.zeros(int(gaps.sum()) + rate // 2, dtype=np.int16)
+    start = rate // 4
+    for gap in gaps:
+        pitch = rng.uniform(700.0, 3000.0)
+        burst = 0.5 * np.sin(2 * np.pi * pitch * t) * np.hanning(burst_n) * 32767
+        train[start : start + burst_n] = burst.astype(np.int16)
+        start += int(gap)
     return train
 
 

@@ -488,7 +488,7 @@ def plot(report: Report, path: Path) -> str:
     if not series:
         return "no latency samples to plot"
     figure, axis = plt.subplots(figsize=(9, 4.5), dpi=110)
-    axis.boxplot([v for _l, v in series], vert=False, showfliers=True, whis=(5, 95))
+    axis.boxplot([v for _l, v in series], orientation="horizontal", showfliers=True, whis=(5, 95))
     for index, (_label, values) in enumerate(series, start=1):
         axis.scatter(values, [index] * len(values), s=8, alpha=0.5, color="tab:blue")
     axis.set_yticks(range(1, len(series) + 1), [label for label, _v in series], fontsize=8)
