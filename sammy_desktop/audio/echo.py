@@ -14,6 +14,14 @@ The APM works on 10 ms frames. We feed it, on the asyncio loop:
 
 Their offset is the stream delay, from PortAudio's reported latencies; AEC3 also estimates
 the delay itself, so the hint only has to be roughly right.
+
+Idle: most of the time nothing plays (the assistant listens). Once nothing audible has been
+played for ``idle_after_ms`` (longer than any echo path and room tail), the microphone goes
+through a second, lighter module with only the noise suppressor and the high-pass filter, and
+the silent reference is not fed: the echo canceller costs nothing until sound is played
+again, while the microphone keeps the same clean-up. The first audible reference frame
+switches back before its echo can reach the microphone (the reference is fed when it is
+handed to the device, the echo comes an output plus input latency later).
 """
 
 from __future__ import annotations
@@ -42,6 +50,12 @@ class EchoCanceller:
         enabled: start with cancellation on (switchable with :attr:`enabled`).
         noise_suppression: also run WebRTC's noise suppressor on the microphone.
         high_pass_filter: also remove rumble below about 80 Hz.
+        idle_after_ms: after this long without anything audible played, skip the echo
+            canceller (see the module docstring); ``None`` never skips it.
+
+    Attributes:
+        frames_processed: 10 ms microphone frames processed (by either module).
+        frames_idle: of those, the frames that skipped the echo canceller.
     """
 
     def __init__(
@@ -50,10 +64,17 @@ class EchoCanceller:
         enabled: bool = True,
         noise_suppression: bool = True,
         high_pass_filter: bool = True,
+        idle_after_ms: int | None = 1000,
     ) -> None:
+        if idle_after_ms is not None and idle_after_ms < 300:
+            # Shorter than a room's echo tail plus both device latencies: echo would leak.
+            raise ValueError(f"idle_after_ms must be at least 300 (got {idle_after_ms})")
         self._noise_suppression = noise_suppression
         self._high_pass_filter = high_pass_filter
+        self._idle_after_frames = None if idle_after_ms is None else idle_after_ms // 10
+        self._frames_since_audible = 0
         self._apm: rtc.AudioProcessingModule | None = None
+        self._idle_apm: rtc.AudioProcessingModule | None = None
         self._render_resamplers: dict[int, StreamResampler] = {}
         self._render_pending = bytearray()
         self._capture_pending = bytearray()
@@ -61,6 +82,7 @@ class EchoCanceller:
         self._capture_delay_ms = 0.0
         self._delay_given = -1
         self.frames_processed = 0
+        self.frames_idle = 0
         self._enabled = False
         self.enabled = enabled
 
@@ -77,6 +99,7 @@ class EchoCanceller:
         self._render_pending.clear()
         self._render_resamplers.clear()
         self._delay_given = -1
+        self._frames_since_audible = self._idle_after_frames or 0  # nothing played yet
         # A fresh module on every switch-on: the old filter adapted to a room and a delay
         # that may have changed while it was off.
         self._apm = (
@@ -88,6 +111,20 @@ class EchoCanceller:
             if on
             else None
         )
+        self._idle_apm = (
+            rtc.AudioProcessingModule(
+                noise_suppression=self._noise_suppression,
+                high_pass_filter=self._high_pass_filter,
+            )
+            if on and self._idle_after_frames is not None
+            else None
+        )
+
+    @property
+    def is_idle(self) -> bool:
+        """Whether the echo canceller is skipped now (nothing audible played for a while)."""
+        limit = self._idle_after_frames
+        return limit is not None and self._frames_since_audible >= limit
 
     @property
     def stream_delay_ms(self) -> int:
@@ -113,6 +150,11 @@ class EchoCanceller:
         apm = self._apm
         if apm is None:
             return
+        if pcm is None:
+            if self.is_idle:
+                return  # silence long after the last sound: nothing to cancel
+        else:
+            self._frames_since_audible = 0
         samples = np.zeros(frames, dtype=np.int16) if pcm is None else np.frombuffer(pcm, np.int16)
         if sample_rate != APM_RATE:
             resampler = self._render_resamplers.get(sample_rate)
@@ -160,11 +202,16 @@ class EchoCanceller:
                 1,
                 _FRAME,
             )
-            if delay != self._delay_given:
-                # Each call is a round trip through the FFI; the APM keeps the last value.
-                apm.set_stream_delay_ms(delay)
-                self._delay_given = delay
-            apm.process_stream(frame)
+            if self.is_idle and self._idle_apm is not None:
+                self._idle_apm.process_stream(frame)
+                self.frames_idle += 1
+            else:
+                if delay != self._delay_given:
+                    # Each call is a round trip through the FFI; the APM keeps the last value.
+                    apm.set_stream_delay_ms(delay)
+                    self._delay_given = delay
+                apm.process_stream(frame)
+            self._frames_since_audible += 1
             out += frame.data.cast("B")
             self.frames_processed += 1
         del self._capture_pending[:usable]

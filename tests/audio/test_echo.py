@@ -86,6 +86,65 @@ def test_switched_off_it_passes_audio_through_unchanged() -> None:
     assert canceller.frames_processed == 6
 
 
+def test_the_canceller_idles_when_nothing_plays_and_cancels_again_at_once(
+    far_speech_24k: np.ndarray,
+) -> None:
+    # Far speech, then 3 s with nothing played (the canceller goes idle), then the same
+    # speech again: its echo must be removed from its first frames, not after re-learning.
+    far = far_speech_24k[: MODEL_RATE * 3]
+    far_16k = soxr.resample(far, MODEL_RATE, CAPTURE_RATE).astype(np.float64)
+    gap = 3 * CAPTURE_RATE
+    second = len(far_16k) + gap
+    total = second + len(far_16k) + CAPTURE_RATE // 2
+    delay = CAPTURE_RATE * 60 // 1000
+    echo = np.zeros(total)
+    for start in (0, second):
+        echo[start + delay : start + delay + len(far_16k)] += 0.5 * far_16k
+    # A little room noise, so idle frames are not digital silence.
+    noise = np.random.default_rng(3).normal(0, 30, total)
+    mic = np.round(echo + noise).astype(np.int16)
+
+    canceller = EchoCanceller()
+    canceller.set_render_delay(0.04)
+    canceller.set_capture_delay(0.02)
+    assert canceller.is_idle, "nothing has been played yet"
+    out = bytearray()
+    idle_at: list[bool] = []
+    for frame in range(total // FRAME_16K):
+        at_16k = frame * FRAME_16K
+        played = (at_16k < len(far_16k)) or (second <= at_16k < second + len(far_16k))
+        if played:
+            offset = (at_16k if at_16k < second else at_16k - second) * 3 // 2
+            rendered = far[offset : offset + FRAME_24K]
+            rendered = np.pad(rendered, (0, FRAME_24K - len(rendered)))
+            canceller.process_render(rendered.tobytes(), MODEL_RATE, FRAME_24K)
+        else:
+            canceller.process_render(None, MODEL_RATE, FRAME_24K)  # the device played silence
+        out += canceller.process_capture(mic[at_16k : at_16k + FRAME_16K].tobytes())
+        idle_at.append(canceller.is_idle)
+    processed = np.frombuffer(bytes(out), dtype=np.int16)
+
+    gap_frames = idle_at[len(far_16k) // FRAME_16K : second // FRAME_16K]
+    assert not gap_frames[0], "the echo tail right after the sound is still cancelled"
+    assert sum(gap_frames) >= len(gap_frames) - 110, "idle about 1 s after the last sound"
+    assert not any(idle_at[second // FRAME_16K + 1 : (second + len(far_16k)) // FRAME_16K])
+    assert canceller.frames_idle > 150
+
+    again = slice(second, second + len(far_16k) + delay)
+    erle = erle_db(mic[again], processed[again])
+    first_half_second = slice(second, second + CAPTURE_RATE // 2)
+    erle_start = erle_db(mic[first_half_second], processed[first_half_second])
+    _log.info("ERLE after an idle gap %.1f dB (first 0.5 s: %.1f dB)", erle, erle_start)
+    assert erle >= 25.0
+    assert erle_start >= 20.0
+
+
+def test_the_idle_delay_cannot_be_shorter_than_an_echo_tail() -> None:
+    with pytest.raises(ValueError, match="idle_after_ms must be at least 300"):
+        EchoCanceller(idle_after_ms=100)
+    assert not EchoCanceller(idle_after_ms=None).is_idle
+
+
 class StampedBlocks:
     """A capture consumer keeping each block with the loop time it arrived at."""
 
