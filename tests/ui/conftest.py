@@ -8,6 +8,7 @@ through the same bridge as in the app.
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -95,6 +96,26 @@ class FakeAgent:
         self._record("set_tool_enabled", name, on)
         self.tool_switches.append((name, on))
         return True
+
+
+@pytest.fixture(autouse=True)
+def _collect_qt_garbage_on_the_qt_thread() -> Iterator[None]:
+    """Collect each test's leftover widgets on the Qt thread, right after it.
+
+    Python's cyclic GC runs in whichever thread happens to allocate when it triggers; a
+    widget collected in a worker thread (asyncio.to_thread, a key listener's thread)
+    leaves its timers registered on the Qt thread, and a later test crashes in
+    QTimerInfoList::activateTimers. Collecting here leaves no Qt garbage for them.
+    """
+    yield
+    gc.collect()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _freeze_what_was_imported(qapp: QApplication) -> None:
+    """Leave the modules' objects out of every collection, which keeps each one quick."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture
