@@ -8,7 +8,8 @@ Measures, against the real PortAudio and the private PulseAudio:
 * playback start latency: from play() of the first chunk to the callback that plays it;
 * flush -> silence, at the callback and as recorded from the speaker's monitor;
 * echo canceller CPU per 10 ms frame (render + capture);
-* CPU of capture + playback + echo cancellation while streaming speech both ways.
+* CPU of capture + playback + echo cancellation while streaming speech both ways;
+* the same while only listening (nothing played: the echo canceller idles).
 
 Targets (issue 6): flush -> silence at most 30 ms; the whole audio path under 5 % of one
 core while streaming. The script exits 1 when a target is missed.
@@ -149,8 +150,27 @@ def bench_aec(frames: int) -> float:
     return (time.process_time() - begin) / frames * 1e6
 
 
+def bench_aec_listening(frames: int, *, idle_after_ms: int | None) -> float:
+    """Canceller CPU per 10 ms while nothing plays, after something was played (us)."""
+    canceller = EchoCanceller(idle_after_ms=idle_after_ms)
+    rng = np.random.default_rng(0)
+    r, c = MODEL_RATE // 100, CAPTURE_RATE // 100
+    warm = 300 + 200  # 3 s played (the filter adapts), then 2 s of silence (past idle)
+    render = rng.integers(-8000, 8000, r * 300, dtype=np.int16)
+    capture = rng.integers(-300, 300, c * (warm + frames), dtype=np.int16)
+    for i in range(warm):
+        played = render[i * r : (i + 1) * r].tobytes() if i < 300 else None
+        canceller.process_render(played, MODEL_RATE, r)
+        canceller.process_capture(capture[i * c : (i + 1) * c].tobytes())
+    begin = time.process_time()
+    for i in range(warm, warm + frames):
+        canceller.process_render(None, MODEL_RATE, r)
+        canceller.process_capture(capture[i * c : (i + 1) * c].tobytes())
+    return (time.process_time() - begin) / frames * 1e6
+
+
 async def bench_streaming_cpu(
-    seconds: float, speech: np.ndarray, *, echo_cancellation: bool
+    seconds: float, speech: np.ndarray, *, echo_cancellation: bool, listen_only: bool = False
 ) -> dict[str, float]:
     bus = EventBus()
     engine = AudioEngine(bus, echo_cancellation=echo_cancellation, hands_free=True)
@@ -172,7 +192,8 @@ async def bench_streaming_cpu(
         if len(piece) < chunk:
             position = 0
             continue
-        engine.playback.play(piece.tobytes())
+        if not listen_only:
+            engine.playback.play(piece.tobytes())
         position += chunk
         await asyncio.sleep(0.038)
     wall, cpu = time.monotonic() - wall0, time.process_time() - cpu0
@@ -197,7 +218,12 @@ async def main_async(args: argparse.Namespace) -> int:
         timings = await bench_start_and_flush(args.rounds)
         streaming = await bench_streaming_cpu(args.seconds, speech, echo_cancellation=True)
         plain = await bench_streaming_cpu(args.seconds, speech, echo_cancellation=False)
+        listening = await bench_streaming_cpu(
+            args.seconds, speech, echo_cancellation=True, listen_only=True
+        )
     aec_us = bench_aec(2000)
+    listening_us = bench_aec_listening(2000, idle_after_ms=1000)
+    listening_busy_us = bench_aec_listening(2000, idle_after_ms=None)
 
     def med(values: list[float]) -> float:
         return statistics.median(values)
@@ -242,6 +268,12 @@ async def main_async(args: argparse.Namespace) -> int:
             f"{aec_us / 100:.2f} % of a core",
         ),
         (
+            "echo canceller CPU per 10 ms while listening (idle / never idle)",
+            f"{listening_us:.0f} / {listening_busy_us:.0f} us",
+            "-",
+            f"{listening_us / 100:.2f} / {listening_busy_us / 100:.2f} % of a core",
+        ),
+        (
             "capture + playback + AEC CPU while streaming",
             f"{streaming['cpu_percent']:.2f} % of one core",
             f"< {CPU_TARGET_PERCENT:.0f} %",
@@ -252,6 +284,12 @@ async def main_async(args: argparse.Namespace) -> int:
             f"{plain['cpu_percent']:.2f} % of one core",
             "-",
             "half-duplex fallback",
+        ),
+        (
+            "capture + playback + AEC CPU while listening, nothing played",
+            f"{listening['cpu_percent']:.2f} % of one core",
+            "-",
+            "the echo canceller idles",
         ),
     ]
     width = max(len(r[0]) for r in rows)
