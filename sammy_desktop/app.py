@@ -249,7 +249,10 @@ async def run_app(
         on_window_shown: called with the window once it is on screen (tests use it).
     """
     from sammy_desktop.desktop_app import DesktopApp, LaunchOptions
+    from sammy_desktop.ui.garbage import QtThreadGarbageCollector
 
+    collector = QtThreadGarbageCollector(parent=app)
+    collector.start()
     # Every way of quitting goes through quit_signal, so shutdown can run on the loop;
     # Qt's own quit-on-last-window would stop the loop under our feet.
     app.setQuitOnLastWindowClosed(False)
@@ -260,6 +263,7 @@ async def run_app(
     finally:
         await desktop.shutdown()
         await shutdown_tasks(SHUTDOWN_TIMEOUT_S)
+        collector.stop()
 
 
 async def shutdown_tasks(grace_s: float) -> None:
