@@ -22,7 +22,6 @@ import queue
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -172,13 +171,14 @@ class SimProcess:
     mode: str
     workdir: Path
     plain_turns: int = 0
+    label: str = ""
     base_url: str = ""
     ca_file: str = ""
     events: list[dict[str, object]] = field(default_factory=list)
     _process: LineProcess | None = None
 
     def __enter__(self) -> SimProcess:
-        events_out = self.workdir / f"sim-{self.mode}-events.json"
+        events_out = self.workdir / f"sim-{self.mode}-{self.label or 'any'}-events.json"
         args = [PYTHON, str(REPO / "bench/echo_sim.py"), "--mode", self.mode]
         args += ["--events-out", str(events_out), "--plain-turns", str(self.plain_turns)]
         self._process = LineProcess(args, dict(os.environ), read_stdout=True)
@@ -324,10 +324,14 @@ class VoiceResult:
 
 
 def _pairs_after(marks: list[float], events: list[float]) -> list[float]:
-    """For each mark, ms to the first event after it."""
+    """For each mark, ms to the first event after it and before the next mark.
+
+    A mark with no event in its round is left out (not paired with a later round's).
+    """
     out = []
-    for mark in marks:
-        later = [t for t in events if t >= mark]
+    for index, mark in enumerate(marks):
+        until = marks[index + 1] if index + 1 < len(marks) else float("inf")
+        later = [t for t in events if mark <= t < until]
         if later:
             out.append((later[0] - mark) * 1000)
     return out
@@ -339,7 +343,7 @@ def voice_to_voice_app(rig: StereoRig, workdir: Path, rounds: int) -> VoiceResul
     key_ups: list[float] = []
     try:
         with (
-            SimProcess("turn", workdir) as sim,
+            SimProcess("turn", workdir, label="app") as sim,
             running_app(sim, workdir) as app,
             rig.recording(workdir / "v2v-app.wav"),
         ):
@@ -363,7 +367,7 @@ def voice_to_voice_reference(rig: StereoRig, workdir: Path, rounds: int) -> Voic
     speech, seconds = make_speech(workdir)
     key_ups: list[float] = []
     with (
-        SimProcess("turn", workdir) as sim,
+        SimProcess("turn", workdir, label="reference") as sim,
         running_reference(sim, stream=False) as client,
         rig.recording(workdir / "v2v-reference.wav"),
     ):
@@ -390,7 +394,7 @@ def click_to_echo_app(rig: StereoRig, workdir: Path, count: int, interval_s: flo
     keyboard = XKeyboard()
     try:
         with (
-            SimProcess("chunk", workdir) as sim,
+            SimProcess("chunk", workdir, label="app") as sim,
             # No pre-roll: the 300 ms it sends at once on the key press would come back at
             # once and sit in the jitter buffer for the whole test (the real model never
             # answers the pre-roll instantly); this measures the audio path alone.
@@ -413,7 +417,7 @@ def click_to_echo_reference(
 ) -> list[float]:
     clicks = _clicks_file(workdir, count, interval_s)
     with (
-        SimProcess("chunk", workdir) as sim,
+        SimProcess("chunk", workdir, label="reference") as sim,
         running_reference(sim, stream=False) as client,
         rig.recording(workdir / "click-reference.wav"),
     ):
@@ -465,7 +469,7 @@ def app_resources(workdir: Path, *, idle_s: float, streaming_rounds: int) -> Res
     rss: dict[str, float] = {}
     try:
         with (
-            SimProcess("probe", workdir, plain_turns=streaming_rounds) as sim,
+            SimProcess("probe", workdir, plain_turns=streaming_rounds, label="app") as sim,
             running_app(sim, workdir, lag_file) as app,
         ):
             startup = app.wait_for(WINDOW_SHOWN) - app.started_at
@@ -517,7 +521,3 @@ def app_resources(workdir: Path, *, idle_s: float, streaming_rounds: int) -> Res
         lag_slow_tool_ms=lags("slow"),
         cpu_slow_tool_pct=mean(cpu["slow"]),
     )
-
-
-def scratch_dir() -> tempfile.TemporaryDirectory[str]:
-    return tempfile.TemporaryDirectory(prefix="sammy-bench-")

@@ -211,6 +211,34 @@ class Report:
         }
         path.write_text(json.dumps(data, indent=2, default=float))
 
+    @classmethod
+    def read_json(cls, path: Path) -> Report:
+        """A report written by :meth:`write_json` (to render its table and plot again)."""
+        data = json.loads(path.read_text())
+        rows = []
+        for row in data["rows"]:
+            target = Target(**row["target"]) if row.get("target") else None
+            rows.append(
+                Row(
+                    group=row["group"],
+                    name=row["name"],
+                    unit=row["unit"],
+                    values=list(row["values"]),
+                    target=target,
+                    note=row["note"],
+                    error=row["error"],
+                )
+            )
+        return cls(
+            mode=data["mode"],
+            started=data["date"],
+            machine=data["machine"],
+            rows=rows,
+            outputs=data.get("outputs", {}),
+            samples=data.get("samples", {}),
+            seconds=data.get("seconds", 0.0),
+        )
+
     def machine_line(self) -> str:
         m = self.machine
         return (

@@ -375,7 +375,15 @@ def _script_rows(group: str, output: str) -> list[Row]:
         numbers = [float(n) for n in _NUMBER_RE.findall(match["result"])]
         if not numbers:
             continue
-        unit = match["result"].split()[-1] if match["result"].split() else ""
+        # The unit is the word after the first number ("12.3 ms", "7.5 % of one core").
+        after = match["result"].split(_NUMBER_RE.findall(match["result"])[0], 1)[1].split()
+        unit = (
+            "% core"
+            if after[:1] == ["%"]
+            else next(
+                (word for word in after if not _NUMBER_RE.fullmatch(word) and word != "/"), ""
+            )
+        )
         target = match["target"].strip() if match["target"].strip() not in ("-", "") else ""
         note = match["rest"].strip(" |")
         status = ""
@@ -505,17 +513,33 @@ def plot(report: Report, path: Path) -> str:
 def performance_markdown(report: Report) -> str:
     """The README's performance section, from this run."""
     return (
+        "<!-- Written by `make bench` (bench/run.py) from its last full run: the README's\n"
+        "     performance section. Paths are relative to the repository root. -->\n"
         "## Performance\n\n"
         f"Measured with `make bench` ({report.machine_line()}). Every number is from one run;\n"
         "latencies are on loopback against the bundled Live simulator, with the real audio\n"
         "devices of a private PulseAudio, the real window under Xvfb and the real SDK.\n"
         "See [docs/benchmarks.md](docs/benchmarks.md) for what each row measures.\n\n"
         f"{table(report.rows)}\n\n"
+        "`pass`/`MISS`: the target (from the issues) on the statistic it names; `-`: no\n"
+        "target, shown for comparison. Bigger is better only for the `x` ratios.\n\n"
         "![Latency distributions](docs/latency.png)\n"
     )
 
 
 # ---------------------------------------------------------------------- main
+
+
+def run_one(name: str, sizes: Sizes, work: Path, report: Report) -> list[Row]:
+    """Run one benchmark; a failure becomes an error row (the others still run)."""
+    try:
+        return BENCHMARKS[name](sizes, work, report)
+    except Exception as exc:
+        detail = "".join(traceback.format_exception(exc))
+        report.outputs[f"{name}.error"] = detail
+        print(detail, file=sys.stderr)
+        error = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+        return [Row(name, "(benchmark failed)", "", [], error=error)]
 
 
 def main() -> int:
@@ -529,7 +553,24 @@ def main() -> int:
     )
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--json", type=Path, default=RESULTS, help="where to write the results")
+    parser.add_argument(
+        "--render",
+        type=Path,
+        metavar="RESULTS_JSON",
+        help="run nothing: print the table of a results file and write its plot and README section",
+    )
     args = parser.parse_args()
+    if args.render:
+        report = Report.read_json(args.render)
+        print(f"Sammy Desktop benchmarks ({report.mode}), {report.machine_line()}\n")
+        print(table(report.rows))
+        note = plot(report, PLOT)
+        PERFORMANCE_MD.write_text(performance_markdown(report))
+        print(
+            note
+            or f"plot: {PLOT.relative_to(REPO)}; README section: {PERFORMANCE_MD.relative_to(REPO)}"
+        )
+        return 0
     if (
         not os.environ.get("PULSE_SERVER")
         or not os.environ.get("DISPLAY")
@@ -553,39 +594,20 @@ def main() -> int:
     report = Report(mode="smoke" if args.smoke else "full")
     begin = time.monotonic()
     failed: list[str] = []
-    scratch = REPO / "build" / "bench" / "work"  # recordings kept for a person to look at
+    # Recordings and logs are kept beside the results for a person to look at.
+    scratch = args.json.parent / "work"
     shutil.rmtree(scratch, ignore_errors=True)
-    if True:
-        for name in names:
-            work = scratch / name
-            work.mkdir(parents=True)
-            print(f"bench: {name} ...", file=sys.stderr, flush=True)
-            started = time.monotonic()
-            try:
-                rows = BENCHMARKS[name](sizes, work, report)
-            except Exception as exc:
-                failed.append(name)
-                detail = "".join(traceback.format_exception(exc))
-                report.outputs[f"{name}.error"] = detail
-                print(detail, file=sys.stderr)
-                rows = [
-                    Row(
-                        name,
-                        "(benchmark failed)",
-                        "",
-                        [],
-                        error=f"{type(exc).__name__}: {exc}"[:200],
-                    )
-                ]
-            empty = [row.name for row in rows if not row.values and not row.error]
-            if empty and name not in failed:
-                failed.append(name)
-            report.rows.extend(rows)
-            print(
-                f"bench: {name} done in {time.monotonic() - started:.0f} s",
-                file=sys.stderr,
-                flush=True,
-            )
+    for name in names:
+        work = scratch / name
+        work.mkdir(parents=True)
+        print(f"bench: {name} ...", file=sys.stderr, flush=True)
+        started = time.monotonic()
+        rows = run_one(name, sizes, work, report)
+        if any(row.error or not row.values for row in rows):
+            failed.append(name)
+        report.rows.extend(rows)
+        elapsed = time.monotonic() - started
+        print(f"bench: {name} done in {elapsed:.0f} s", file=sys.stderr, flush=True)
     report.seconds = time.monotonic() - begin
     report.write_json(args.json)
     print(f"\nSammy Desktop benchmarks ({report.mode}), {report.machine_line()}\n")
