@@ -22,7 +22,7 @@ test_pkgs=(
     dbus dbus-x11 gnome-keyring
     xvfb xauth xdotool
     espeak-ng sox
-    binutils
+    binutils procps
 )
 
 case "$profile" in

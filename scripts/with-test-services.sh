@@ -33,6 +33,8 @@ cleanup() {
     for pid in "${pids[@]}"; do
         kill "$pid" 2>/dev/null || true
     done
+    # The keyring daemon runs under a restart loop; its command line names our folder.
+    pkill -f -- "--control-directory=$tmp/" 2>/dev/null || true
     for pid in "${pids[@]}"; do
         for _ in $(seq 50); do
             kill -0 "$pid" 2>/dev/null || break
@@ -100,10 +102,21 @@ dbus-daemon --session --nofork --nopidfile --address="$DBUS_SESSION_BUS_ADDRESS"
     >>"$tmp/dbus.log" 2>&1 &
 pids+=($!)
 wait_for D-Bus 20 test -S "$XDG_RUNTIME_DIR/bus"
-# --unlock reads the password from stdin and creates the login keyring with it.
-printf '%s' "sammy-test-$RANDOM$RANDOM" |
-    gnome-keyring-daemon --foreground --unlock --components=secrets \
-        >>"$tmp/gnome-keyring.log" 2>&1 &
+# --unlock reads the password from stdin and creates the login keyring with it (and
+# unlocks it again after a restart). gnome-keyring 42 can abort when a client exits in the
+# middle of a request (a test killing an app at start-up does that), so it is restarted if
+# it ends: one daemon's bug must not fail every keyring test after it.
+keyring_password="sammy-test-$RANDOM$RANDOM"
+(
+    while :; do
+        printf '%s' "$keyring_password" |
+            gnome-keyring-daemon --foreground --unlock --components=secrets \
+                --control-directory="$XDG_RUNTIME_DIR/keyring" >>"$tmp/gnome-keyring.log" 2>&1
+        echo "test-services: gnome-keyring-daemon ended ($?); restarting it" \
+            >>"$tmp/gnome-keyring.log"
+        sleep 0.2
+    done
+) &
 pids+=($!)
 wait_for gnome-keyring 20 dbus-send --session --print-reply --dest=org.freedesktop.DBus \
     /org/freedesktop/DBus org.freedesktop.DBus.GetNameOwner string:org.freedesktop.secrets
