@@ -2,9 +2,18 @@
 
 The model's audio arrives in bursts. :meth:`AudioPlayback.play` resamples each chunk to the
 device rate (when the device does not take 24 kHz itself) and appends it to a queue; output
-starts once ``start_threshold_ms`` is buffered (or that long after the first chunk, for
+starts once the jitter buffer's depth is buffered (or that long after the first chunk, for
 short answers). The PortAudio callback copies from the queue into the device buffer and
 pads with silence when the queue runs dry; it never waits for anything.
+
+Adaptive depth: whatever is buffered when output starts stays buffered for as long as the
+audio keeps coming at the rate it is played (a continuous stream never gets ahead of the
+device), so the start depth is added to every sample's latency. It starts small
+(``start_threshold_ms``, 20 ms by default: two 10 ms chunks); an underrun in the middle of
+speech (the queue ran dry and more came) raises it by ``underrun_step_ms`` up to
+``max_threshold_ms`` and re-buffers that much before playing on, so a jittery connection
+costs one gap, not a stutter. An answer that plays to its end without an underrun lowers
+it again by one step, never below ``start_threshold_ms``.
 
 Barge-in: :meth:`AudioPlayback.flush` bumps a generation number that the callback checks on
 every call, so at most the block being filled at that moment is still played: silence
@@ -53,6 +62,7 @@ _log = logging.getLogger(__name__)
 
 MODEL_RATE: Final = 24_000
 _PREFERRED_DEVICE_RATES: Final = (MODEL_RATE, 48_000)
+_DEFAULT_MAX_DEPTH_MS: Final = 120
 
 
 class _PlayedBatch:
@@ -104,8 +114,12 @@ class AudioPlayback:
             :class:`AudioLevel` ("output") and stream events go.
         device: the output device name from the settings; empty for the system default.
         echo_canceller: receives everything handed to the device as far-end reference.
-        start_threshold_ms: how much speech to buffer before starting to play; also the
-            longest a short answer waits for more.
+        start_threshold_ms: how much speech to buffer before starting to play (the
+            jitter buffer's smallest depth); also the longest a short answer waits for more.
+        underrun_step_ms: how much the depth grows after an underrun (and shrinks after a
+            clean answer).
+        max_threshold_ms: the deepest the jitter buffer grows; ``None``: 120 ms, or
+            ``start_threshold_ms`` when that is more.
         drain_grace_ms: when the queue runs dry without :meth:`end_of_turn`, how long to
             wait for more audio before declaring the speech finished (a late chunk within
             that time is an underrun, not a new answer).
@@ -123,7 +137,7 @@ class AudioPlayback:
 
     Attributes:
         underruns: times the queue ran dry in the middle of speech (more came within
-            ``drain_grace_ms``); silence was played meanwhile.
+            ``drain_grace_ms``); silence was played meanwhile, and the depth grew.
         device_underflows: callbacks PortAudio flagged (the device ran out of data).
         dropped_while_down: :meth:`play` calls dropped while the speaker was failing.
         effects_dropped: :meth:`play_effect` calls dropped (speaker failing, or more than
@@ -143,7 +157,9 @@ class AudioPlayback:
         *,
         device: str = "",
         echo_canceller: EchoCanceller | None = None,
-        start_threshold_ms: int = 60,
+        start_threshold_ms: int = 20,
+        underrun_step_ms: int = 20,
+        max_threshold_ms: int | None = None,
         drain_grace_ms: int = 150,
         block_ms: int = 5,
         device_latency_ms: int = 15,
@@ -151,15 +167,28 @@ class AudioPlayback:
         stall_timeout_s: float = 5.0,
         max_effects_ms: int = 3000,
     ) -> None:
-        if start_threshold_ms < 0 or drain_grace_ms < 0:
-            raise ValueError("start_threshold_ms and drain_grace_ms must not be negative")
+        if start_threshold_ms < 0 or drain_grace_ms < 0 or underrun_step_ms < 0:
+            raise ValueError(
+                "start_threshold_ms, underrun_step_ms and drain_grace_ms must not be negative"
+            )
+        if max_threshold_ms is None:
+            max_threshold_ms = max(_DEFAULT_MAX_DEPTH_MS, start_threshold_ms)
+        if max_threshold_ms < start_threshold_ms:
+            raise ValueError(
+                f"max_threshold_ms ({max_threshold_ms}) must not be below "
+                f"start_threshold_ms ({start_threshold_ms})"
+            )
         if not 5 <= block_ms <= 40:
             raise ValueError(f"block_ms must be between 5 and 40 (got {block_ms})")
         if device_latency_ms <= 0:
             raise ValueError(f"device_latency_ms must be positive (got {device_latency_ms})")
         self._bus = bus
         self._echo = echo_canceller
-        self._threshold_s = start_threshold_ms / 1000
+        self._min_threshold_s = start_threshold_ms / 1000
+        self._threshold_s = self._min_threshold_s
+        self._step_s = underrun_step_ms / 1000
+        self._max_threshold_s = max_threshold_ms / 1000
+        self._underrun_in_answer = False
         self._grace_s = drain_grace_ms / 1000
         self._block_ms = block_ms
         self._device_latency_s = device_latency_ms / 1000
@@ -241,6 +270,11 @@ class AudioPlayback:
         return self._rate
 
     @property
+    def depth_ms(self) -> float:
+        """The jitter buffer's current start depth (grows after underruns), in milliseconds."""
+        return self._threshold_s * 1000
+
+    @property
     def buffered_ms(self) -> float:
         """Speech queued but not yet handed to the device, in milliseconds."""
         return self._queued_bytes / 2 / self._rate * 1000
@@ -303,7 +337,7 @@ class AudioPlayback:
             self._drain_handle = None
             if not self._turn_ended:
                 # The queue ran dry and more speech came: a gap in the middle of speech.
-                self.underruns += 1
+                self._underrun()
         # New speech after end_of_turn() belongs to the next turn, which is not over yet.
         self._turn_ended = False
         if not self._playing:
@@ -392,6 +426,20 @@ class AudioPlayback:
 
     # -- queue --------------------------------------------------------------------------
 
+    def _underrun(self) -> None:
+        """A gap in the middle of speech: buffer deeper from here on, and re-buffer now."""
+        self.underruns += 1
+        self._underrun_in_answer = True
+        self._threshold_s = min(self._max_threshold_s, self._threshold_s + self._step_s)
+        # Silence is playing anyway: let the queue fill to the new depth before going on,
+        # so the next late chunk finds a cushion instead of another gap.
+        self._released = False
+        _log.debug(
+            "playback underrun %d: jitter buffer depth now %.0f ms",
+            self.underruns,
+            self._threshold_s * 1000,
+        )
+
     def _threshold_bytes(self) -> int:
         return round(self._threshold_s * self._rate) * 2
 
@@ -412,6 +460,7 @@ class AudioPlayback:
         self._released = False
         self._chunks.clear()
         self._queued_bytes = 0
+        self._underrun_in_answer = False
         self._turn_ended = False
         self._resampler.reset()
         for handle in (self._start_handle, self._drain_handle):
@@ -432,6 +481,10 @@ class AudioPlayback:
 
     def _drained(self) -> None:
         self._drain_handle = None
+        if not self._underrun_in_answer:
+            # A whole answer without a gap: the connection keeps up; trust it a step more.
+            self._threshold_s = max(self._min_threshold_s, self._threshold_s - self._step_s)
+        self._underrun_in_answer = False
         self._released = False
         self._turn_ended = False
         self._playing = False

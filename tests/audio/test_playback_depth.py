@@ -1,0 +1,87 @@
+"""The playback jitter buffer's adaptive depth, against the real PortAudio.
+
+It starts small (every millisecond buffered at the start stays buffered for the whole of a
+continuous stream), grows after an underrun, and shrinks again after an answer without one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from sammy_desktop.audio import (
+    MODEL_RATE,
+    AudioLevel,
+    AudioPlayback,
+    PlaybackDrained,
+    PlaybackStarted,
+)
+from sammy_desktop.eventbus import EventBus
+from tests.audio.conftest import EventLog
+from tests.audio.signals import tone
+
+
+async def queue_ran_dry(bus: EventBus, playback: AudioPlayback) -> None:
+    """Wait (bounded) until the device has taken everything queued.
+
+    Checked at every output level report: those come from the played blocks' bookkeeping.
+    """
+    reported = asyncio.Event()
+    subscription = bus.subscribe(AudioLevel, lambda _event: reported.set())
+
+    async def dry() -> None:
+        while playback.buffered_ms > 0:
+            reported.clear()
+            await reported.wait()
+
+    try:
+        await asyncio.wait_for(dry(), timeout=5)
+    finally:
+        subscription.cancel()
+
+
+@pytest.mark.audio
+@pytest.mark.usefixtures("running_sinks")
+async def test_an_underrun_deepens_the_buffer_and_a_clean_answer_lowers_it(
+    bus: EventBus, events: EventLog
+) -> None:
+    # A grace period far beyond the test: a dry queue is an underrun, never the end.
+    playback = AudioPlayback(
+        bus,
+        start_threshold_ms=20,
+        underrun_step_ms=20,
+        max_threshold_ms=40,
+        drain_grace_ms=60_000,
+    )
+    chunk = tone(660.0, 0.03, rate=MODEL_RATE).tobytes()
+    await playback.start()
+    try:
+        assert playback.depth_ms == pytest.approx(20)
+        playback.play(chunk)
+        await events.wait_for(PlaybackStarted)
+        await queue_ran_dry(bus, playback)
+        playback.play(chunk)  # late: a gap in the middle of speech
+        assert playback.underruns == 1
+        assert playback.depth_ms == pytest.approx(40)
+        await queue_ran_dry(bus, playback)
+        playback.play(chunk)  # another: the depth stays at its ceiling
+        assert playback.underruns == 2
+        assert playback.depth_ms == pytest.approx(40)
+        playback.end_of_turn()
+        await events.wait_for(PlaybackDrained, within=10)
+        # The answer had underruns: no shrinking yet.
+        assert playback.depth_ms == pytest.approx(40)
+
+        playback.play(chunk)
+        playback.end_of_turn()
+        await events.wait_for(PlaybackDrained, count=2, within=10)
+    finally:
+        await playback.stop()
+    assert playback.underruns == 2
+    assert playback.depth_ms == pytest.approx(20)
+
+
+def test_a_ceiling_below_the_start_depth_is_refused() -> None:
+    with pytest.raises(ValueError, match="max_threshold_ms"):
+        AudioPlayback(EventBus(), start_threshold_ms=60, max_threshold_ms=40)
