@@ -6,12 +6,27 @@ dropped and counted as overflows (a stalled loop must not grow memory without bo
 loop each block is resampled to 16 kHz when the device runs at another rate, passed through
 the echo canceller, cut into blocks of ``block_ms``, kept in the pre-roll ring, metered, and
 handed to the consumer.
+
+Standby (opt-in, ``standby_when_idle``; the :class:`AudioEngine` uses it): in push-to-talk
+the microphone runs all the time only to keep the pre-roll, and nobody needs its blocks until
+the talk key goes down. Waking the loop 100 times a second for that cost most of the app's
+idle CPU (qasync turns every ``call_soon_threadsafe`` into a queued Qt signal plus a zero
+timer, then the echo canceller, the meter and a repaint ran per block). So, while nobody
+talks, the mode is not hands-free and the echo canceller has nothing to cancel, the callback
+deviates from "only hand bytes to the loop": it copies the raw block into a preallocated ring
+under a lock (a memcpy, no allocation, no wake-up) and posts only a heartbeat every
+``_STANDBY_TICK_MS`` (the stall watchdog and a throttled level for the meters). Leaving
+standby (:meth:`AudioCapture.begin_talk`, hands-free, or the echo canceller waking because
+something audible is played) runs the kept raw audio through the usual resampler and clean-up
+into the pre-roll, atomically with switching the callback back to hand-offs, so the pre-roll
+and the live blocks join without a gap or an overlap.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +38,7 @@ import sounddevice as sd
 from sammy_desktop.audio.devices import AudioDevice
 from sammy_desktop.audio.echo import EchoCanceller
 from sammy_desktop.audio.events import AudioLevel
-from sammy_desktop.audio.levels import LevelMeter
+from sammy_desktop.audio.levels import SILENCE_DBFS, ChangedLevels, LevelMeter, rms_dbfs
 from sammy_desktop.audio.preroll import PreRollBuffer
 from sammy_desktop.audio.resampling import StreamResampler
 from sammy_desktop.audio.supervisor import (
@@ -38,6 +53,9 @@ __all__ = ["CAPTURE_RATE", "AudioCapture", "HandoffStats"]
 _log = logging.getLogger(__name__)
 
 CAPTURE_RATE: Final = 16_000
+# In standby, one heartbeat reaches the loop this often: it keeps the stall watchdog fed and
+# the idle meter moving, at a tenth of the hand-offs of 10 ms blocks.
+_STANDBY_TICK_MS: Final = 100
 
 
 @dataclass(slots=True)
@@ -75,6 +93,10 @@ class AudioCapture:
             dropped and counted as overflows.
         stall_timeout_s: a stream that delivers no callback for this long counts as dead
             and is reopened (generous: some sound servers take seconds to start one).
+        standby_when_idle: go to standby (see the module docstring) while nobody talks,
+            :meth:`keep_live` is off and the echo canceller is idle; the consumer then
+            receives blocks only from :meth:`begin_talk` to :meth:`end_talk`. Off: every
+            block is delivered, always.
 
     Attributes:
         blocks: blocks handed to the consumer so far.
@@ -92,6 +114,7 @@ class AudioCapture:
         samplerate: int | None = None,
         stall_timeout_s: float = 5.0,
         max_pending_blocks: int = 50,
+        standby_when_idle: bool = False,
     ) -> None:
         if not 10 <= block_ms <= 20:
             raise ValueError(f"block_ms must be between 10 and 20 (got {block_ms})")
@@ -126,6 +149,21 @@ class AudioCapture:
         self._device_overflows = 0
         self.blocks = 0
         self.handoff = HandoffStats()
+        # Standby: _standby, _raw_ring, _raw_rate, _tick_countdown and _posted are shared
+        # with the PortAudio thread and change only under _lock.
+        self._lock = threading.Lock()
+        self._pre_roll_ms = pre_roll_ms
+        self._standby_allowed = standby_when_idle
+        self._standby = False
+        self._talking = False
+        self._keep_live = False
+        self._raw_ring = PreRollBuffer(0)
+        self._raw_rate = 0
+        self._tick_countdown = 0
+        self._tick_blocks = max(1, _STANDBY_TICK_MS // block_ms)
+        self._idle_levels = ChangedLevels(self._report_level)
+        if echo_canceller is not None and standby_when_idle:
+            echo_canceller.set_wake_listener(self._leave_standby)
 
     # -- public API ---------------------------------------------------------------------
 
@@ -180,9 +218,30 @@ class AudioCapture:
         """
         self._consumer = callback
 
+    @property
+    def is_standby(self) -> bool:
+        """Whether the callback only fills the pre-roll ring (see the module docstring)."""
+        return self._standby
+
     def begin_talk(self) -> bytes:
-        """Return the pre-roll: the audio captured just before this moment, oldest first."""
+        """Return the pre-roll: the audio captured just before this moment, oldest first.
+
+        With ``standby_when_idle`` this also starts delivering blocks to the consumer
+        (joined seamlessly to the pre-roll) until :meth:`end_talk`.
+        """
+        self._talking = True
+        self._leave_standby()
         return self._preroll.snapshot()
+
+    def end_talk(self) -> None:
+        """The talk key is up: the capture may go back to standby (``standby_when_idle``)."""
+        self._talking = False
+
+    def keep_live(self, on: bool) -> None:
+        """Deliver every block even while nobody talks (hands-free), or stop doing so."""
+        self._keep_live = on
+        if on:
+            self._leave_standby()
 
     def gate(self, muted: bool) -> None:
         """Close (``True``) or open the half-duplex gate.
@@ -230,6 +289,11 @@ class AudioCapture:
     def _stream_running(self, stream: PortAudioStream, device: AudioDevice) -> None:
         raw: Any = stream
         rate = round(raw.samplerate)
+        with self._lock:
+            # Leaving standby first: the new stream starts a new, contiguous ring.
+            self._standby = False
+            self._raw_rate = rate
+            self._raw_ring = PreRollBuffer(rate * self._pre_roll_ms // 1000 * 2)
         if rate != self._resampler.in_rate:
             self._resampler = StreamResampler(rate, CAPTURE_RATE)
         else:
@@ -248,18 +312,40 @@ class AudioCapture:
         assert loop is not None
         deliver = self._on_raw_block
 
+        tick = self._on_standby_tick
+
         def callback(indata: Any, frames: int, time_info: Any, status: Any) -> None:
-            # PortAudio's thread: copy and hand over, nothing else. Never block here.
-            if self._posted - self._handled >= self._max_pending:
-                self._dropped += 1
-                return
-            self._posted += 1
+            # PortAudio's thread: copy and hand over, nothing else. Never block here: the
+            # lock is only ever held for a memcpy or a counter update.
+            with self._lock:
+                if self._standby:
+                    # Standby: keep the block for the pre-roll; wake the loop only for the
+                    # heartbeat (see the module docstring).
+                    self._raw_ring.write(indata)
+                    if status:
+                        self._device_overflows += 1
+                    self._tick_countdown -= 1
+                    if self._tick_countdown > 0:
+                        return
+                    self._tick_countdown = self._tick_blocks
+                    payload: tuple[Callable[..., None], tuple[object, ...]] = (
+                        tick,
+                        (generation,),
+                    )
+                else:
+                    if self._posted - self._handled >= self._max_pending:
+                        self._dropped += 1
+                        return
+                    payload = (
+                        deliver,
+                        (generation, bytes(indata), bool(status), time.perf_counter()),
+                    )
+                self._posted += 1
             try:
-                loop.call_soon_threadsafe(
-                    deliver, generation, bytes(indata), bool(status), time.perf_counter()
-                )
+                loop.call_soon_threadsafe(payload[0], *payload[1])
             except RuntimeError:  # the loop is closed: we are shutting down
-                self._posted -= 1
+                with self._lock:
+                    self._posted -= 1
 
         return callback
 
@@ -280,6 +366,7 @@ class AudioCapture:
             block = bytes(self._pending[: self._block_bytes])
             del self._pending[: self._block_bytes]
             self._deliver(block)
+        self._maybe_enter_standby()
 
     def _deliver(self, block: bytes) -> None:
         if self._muted:
@@ -299,3 +386,66 @@ class AudioCapture:
 
     def _report_level(self, dbfs: float) -> None:
         self._bus.emit(AudioLevel("input", dbfs))
+
+    # -- standby ------------------------------------------------------------------------
+
+    def _standby_wanted(self) -> bool:
+        if not self._standby_allowed or self._talking or self._keep_live:
+            return False
+        echo = self._echo
+        # An echo canceller with something to cancel needs every capture frame in time.
+        return echo is None or not echo.enabled or echo.is_idle
+
+    def _maybe_enter_standby(self) -> None:
+        if self._standby or not self._standby_wanted():
+            return
+        with self._lock:
+            # Only with nothing in flight: blocks still queued on the loop are older than
+            # anything the ring will hold, and must not be processed after it.
+            if self._posted != self._handled or self._raw_rate == 0:
+                return
+            self._raw_ring.clear()
+            self._tick_countdown = self._tick_blocks
+            self._standby = True
+        self._idle_levels.reset()
+        _log.debug("microphone standby: nobody talks, nothing to cancel")
+
+    def _leave_standby(self) -> None:
+        """Hand-offs again; the audio kept meanwhile becomes the pre-roll (on the loop)."""
+        if not self._standby:
+            return
+        with self._lock:
+            self._standby = False
+            kept = self._raw_ring.snapshot()
+            rate = self._raw_rate
+            self._raw_ring.clear()
+        _log.debug("microphone live: %d ms kept for the pre-roll", len(kept) * 500 // rate)
+        if rate != self._resampler.in_rate:
+            return  # the stream is being replaced; its audio is not worth keeping
+        # The kept audio does not continue what was processed before standby: restart the
+        # resampler and the block cutter on it. The live blocks continue it seamlessly.
+        self._resampler.reset()
+        self._pending.clear()
+        if not kept:
+            return
+        pcm = self._resampler.process(np.frombuffer(kept, dtype=np.int16)).tobytes()
+        if self._echo is not None:
+            pcm = self._echo.process_capture(pcm)
+        usable = len(pcm) - len(pcm) % self._block_bytes
+        self._preroll.write(pcm[:usable])
+        self._pending += pcm[usable:]
+
+    def _on_standby_tick(self, generation: int) -> None:
+        with self._lock:
+            self._handled += 1
+            kept = self._raw_ring.snapshot()
+        newest = kept[len(kept) - self._raw_rate * _STANDBY_TICK_MS // 1000 * 2 :]
+        if generation != self._supervisor.generation:
+            return
+        self._supervisor.alive(generation)
+        if not self._standby:
+            return  # woken since: the live blocks meter themselves
+        if self._muted:
+            self._idle_levels(SILENCE_DBFS)
+        else:
+            self._idle_levels(rms_dbfs(np.frombuffer(newest, dtype=np.int16)))

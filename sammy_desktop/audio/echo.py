@@ -26,6 +26,7 @@ handed to the device, the echo comes an output plus input latency later).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 import numpy as np
@@ -83,6 +84,7 @@ class EchoCanceller:
         self._delay_given = -1
         self.frames_processed = 0
         self.frames_idle = 0
+        self._wake_listener: Callable[[], None] | None = None
         self._enabled = False
         self.enabled = enabled
 
@@ -126,6 +128,15 @@ class EchoCanceller:
         limit = self._idle_after_frames
         return limit is not None and self._frames_since_audible >= limit
 
+    def set_wake_listener(self, listener: Callable[[], None] | None) -> None:
+        """Call ``listener`` when the canceller leaves idle, before it takes the reference.
+
+        The capture uses it to leave its standby: from then on the canceller needs every
+        microphone frame in time. The listener runs on the loop, inside
+        :meth:`process_render`, while :attr:`is_idle` is still true.
+        """
+        self._wake_listener = listener
+
     @property
     def stream_delay_ms(self) -> int:
         """The delay hint given to the APM: output latency plus input latency."""
@@ -154,6 +165,8 @@ class EchoCanceller:
             if self.is_idle:
                 return  # silence long after the last sound: nothing to cancel
         else:
+            if self._wake_listener is not None and self.is_idle:
+                self._wake_listener()
             self._frames_since_audible = 0
         samples = np.zeros(frames, dtype=np.int16) if pcm is None else np.frombuffer(pcm, np.int16)
         if sample_rate != APM_RATE:

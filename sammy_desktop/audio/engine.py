@@ -4,6 +4,11 @@ The policy: with echo cancellation on, the microphone stays open while the assis
 so a person can talk over it (barge-in). With it off, in hands-free mode the microphone is
 gated while speech plays (half-duplex) so the assistant never hears and interrupts itself.
 In push-to-talk mode no gate is needed: the person decides when the microphone counts.
+
+Push-to-talk also lets the microphone rest: between turns, with nothing to cancel, the capture
+is in standby (see :mod:`sammy_desktop.audio.capture`) and only keeps the pre-roll. The
+talk key (:meth:`AudioEngine.begin_talk` / :meth:`AudioEngine.end_talk`), hands-free mode and
+audible playback (through the echo canceller) bring it back.
 """
 
 from __future__ import annotations
@@ -64,6 +69,7 @@ class AudioEngine:
             block_ms=block_ms,
             pre_roll_ms=base.pre_roll_ms if pre_roll_ms is None else pre_roll_ms,
             echo_canceller=self.echo_canceller,
+            standby_when_idle=True,
         )
         self.playback = AudioPlayback(
             bus,
@@ -73,6 +79,7 @@ class AudioEngine:
         self._hands_free = (
             base.talk_mode is TalkMode.HANDS_FREE if hands_free is None else hands_free
         )
+        self.capture.keep_live(self._hands_free)
         self._forced_half_duplex: bool | None = None
         self._subscriptions: list[Subscription] = []
         self._ungate_handle: asyncio.TimerHandle | None = None
@@ -126,8 +133,12 @@ class AudioEngine:
         self.capture.set_consumer(callback)
 
     def begin_talk(self) -> bytes:
-        """The pre-roll from just before the talk key went down."""
+        """The pre-roll from just before the talk key went down; blocks flow until end_talk."""
         return self.capture.begin_talk()
+
+    def end_talk(self) -> None:
+        """The talk key is up: the microphone may rest again (see the module docstring)."""
+        self.capture.end_talk()
 
     # -- policy ---------------------------------------------------------------------------
 
@@ -142,8 +153,9 @@ class AudioEngine:
         self._apply_gate()
 
     def set_hands_free(self, on: bool) -> None:
-        """Tell the engine the talk mode (hands-free needs the half-duplex fallback)."""
+        """Tell the engine the talk mode (hands-free: half-duplex fallback, mic always live)."""
         self._hands_free = on
+        self.capture.keep_live(on)
         self._apply_gate()
 
     def play_effect(self, pcm24k: bytes) -> None:
@@ -159,6 +171,7 @@ class AudioEngine:
         pre-roll length needs a restart.
         """
         self._hands_free = settings.talk_mode is TalkMode.HANDS_FREE
+        self.capture.keep_live(self._hands_free)
         self.set_echo_cancellation(settings.echo_cancellation)
         self.capture.set_device(settings.input_device)
         self.playback.set_device(settings.output_device)

@@ -1,4 +1,8 @@
-"""RMS level metering in dBFS, throttled to about 30 readings a second for the meters."""
+"""RMS level metering in dBFS, throttled to about 30 readings a second for the meters.
+
+:class:`ChangedLevels` drops readings that would not move a meter, for readings taken while
+nobody listens to the level closely (the microphone in standby).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from typing import Final
 
 import numpy as np
 
-__all__ = ["SILENCE_DBFS", "LevelMeter", "rms_dbfs"]
+__all__ = ["SILENCE_DBFS", "ChangedLevels", "LevelMeter", "rms_dbfs"]
 
 SILENCE_DBFS: Final = -100.0
 _FULL_SCALE_SQUARED: Final = 32768.0 * 32768.0
@@ -77,3 +81,46 @@ class LevelMeter:
         # period still give exactly rate_hz readings per second of audio.
         self._count = min(self._count - self._period, self._period - 1)
         self._report(_to_dbfs(mean_square))
+
+
+class ChangedLevels:
+    """Passes a level on only when it changed meaningfully, then a few more to let meters settle.
+
+    A steady level (a silent microphone, an idle room) then costs no events and no repaints.
+    The UI's meters ease their fall over successive readings, so after a change the next
+    ``settle_readings`` readings go through even when unchanged; only after that are
+    repeats dropped.
+
+    Args:
+        report: called with the readings that pass.
+        min_change_db: the smallest difference from the last passed reading that counts.
+        settle_readings: unchanged readings still passed after each change.
+    """
+
+    def __init__(
+        self,
+        report: Callable[[float], None],
+        *,
+        min_change_db: float = 1.0,
+        settle_readings: int = 20,
+    ) -> None:
+        self._report = report
+        self._min_change_db = min_change_db
+        self._settle_readings = settle_readings
+        self._last: float | None = None
+        self._unchanged = 0
+
+    def __call__(self, dbfs: float) -> None:
+        """Offer a reading; it is reported when it changed or meters are still settling."""
+        if self._last is None or abs(dbfs - self._last) >= self._min_change_db:
+            self._last = dbfs
+            self._unchanged = 0
+        elif self._unchanged < self._settle_readings:
+            self._unchanged += 1
+        else:
+            return
+        self._report(dbfs)
+
+    def reset(self) -> None:
+        """Pass the next reading whatever it is (after readings went elsewhere)."""
+        self._last = None

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -115,3 +118,70 @@ def test_block_size_outside_10_to_20_ms_is_refused(bus: EventBus) -> None:
         AudioCapture(bus, block_ms=5)
     with pytest.raises(ValueError, match="pre_roll_ms must not be negative"):
         AudioCapture(bus, pre_roll_ms=-1)
+
+
+async def level_readings_until(events: EventLog, condition: Callable[[], bool]) -> None:
+    """Wait until ``condition()`` holds, checking after each input level reading.
+
+    Readings keep coming while the capture is live (30 a second) and the first standby
+    heartbeat always reports one, so they are the clock to check a capture's state by.
+    """
+    while not condition():
+        await events.wait_for(AudioLevel, count=len(events.of(AudioLevel)) + 1)
+
+
+@pytest.mark.audio
+@pytest.mark.usefixtures("running_sinks")
+@pytest.mark.parametrize("device_rate", [None, 48000], ids=["native-16k", "resampled-48k"])
+async def test_standby_keeps_the_pre_roll_and_joins_it_to_the_live_blocks(
+    bus: EventBus, events: EventLog, short_speech_16k: np.ndarray, device_rate: int | None
+) -> None:
+    collector = BlockCollector()
+    capture = AudioCapture(bus, samplerate=device_rate, pre_roll_ms=300, standby_when_idle=True)
+    capture.set_consumer(collector)
+    await capture.start()
+    try:
+        await level_readings_until(events, lambda: capture.is_standby)
+        idle_blocks = len(collector.blocks)
+        speaking = asyncio.create_task(play_into_mic(short_speech_16k, CAPTURE_RATE))
+        # The standby heartbeat still meters the microphone: wait for 400 ms of speech.
+        await level_readings_until(
+            events,
+            lambda: sum(e.dbfs > -40 for e in events.of(AudioLevel) if e.direction == "input") >= 4,
+        )
+        delivered_in_standby = len(collector.blocks) - idle_blocks
+        pre_roll = capture.begin_talk()
+        assert not capture.is_standby
+        await speaking
+        await collector.wait_for_blocks(idle_blocks + 50)
+        capture.end_talk()
+        await level_readings_until(events, lambda: capture.is_standby)
+    finally:
+        await capture.stop()
+
+    assert delivered_in_standby == 0
+    assert CAPTURE_RATE * 280 // 1000 * 2 <= len(pre_roll) <= CAPTURE_RATE * 300 // 1000 * 2
+    # The pre-roll and the first live blocks are one stretch of the speech: no gap and
+    # no repeat where they join (every loud 100 ms window lines up at one lag).
+    joined = np.frombuffer(pre_roll + b"".join(collector.blocks[idle_blocks:]), np.int16)
+    segment = joined[: CAPTURE_RATE * 8 // 10]
+    lag, correlation = best_lag(short_speech_16k, segment)
+    assert correlation > 0.9, f"r={correlation:.3f} at lag {lag}"
+    windows = windowed_correlations(short_speech_16k, segment, lag, CAPTURE_RATE // 10)
+    assert len(windows) >= 6
+    assert min(windows) > 0.7, f"a window does not line up: {np.round(windows, 2)}"
+    assert capture.overflows == 0
+
+
+@pytest.mark.audio
+@pytest.mark.usefixtures("running_sinks")
+async def test_without_standby_every_block_is_delivered_and_metered(bus: EventBus) -> None:
+    collector = BlockCollector()
+    capture = AudioCapture(bus)
+    capture.set_consumer(collector)
+    await capture.start()
+    try:
+        await collector.wait_for_blocks(30)
+        assert not capture.is_standby
+    finally:
+        await capture.stop()
