@@ -19,7 +19,15 @@ from pathlib import Path
 from typing import Final
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QUrl, Signal
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDesktopServices,
+    QKeyEvent,
+    QKeySequence,
+    QShortcut,
+    QShowEvent,
+    QWindow,
+)
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QApplication,
@@ -242,7 +250,10 @@ class MainWindow(QMainWindow):
         self._connect_signals()
         self._apply_palette(self._theme.palette)
         self._show_state(self._state, "")
-        app.installEventFilter(self)
+        # Space is watched on this window's native window (see showEvent), not with an
+        # application-wide filter: that one ran Python for every event in the app, some
+        # hundreds a second (each qasync call_soon is a Qt timer event), for a key press.
+        self._watched_window: QWindow | None = None
 
     # ------------------------------------------------------------------ building
 
@@ -503,9 +514,9 @@ class MainWindow(QMainWindow):
         """Close the window as part of quitting (does not ask to quit again)."""
         self._quitting = True
         self._save_geometry()
-        app = QApplication.instance()
-        if app is not None:
-            app.removeEventFilter(self)
+        if self._watched_window is not None:
+            self._watched_window.removeEventFilter(self)
+            self._watched_window = None
         self.close()
 
     def _restore_geometry(self) -> None:
@@ -657,12 +668,24 @@ class MainWindow(QMainWindow):
             return
         super().keyPressEvent(event)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        """Watch the native window's key events from the first show on (see eventFilter)."""
+        super().showEvent(event)
+        handle = self.windowHandle()
+        if handle is not None and handle is not self._watched_window:
+            handle.installEventFilter(self)
+            self._watched_window = handle
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Space held anywhere in this window talks, unless a text field has focus."""
+        """Space held anywhere in this window talks, unless a text field has focus.
+
+        Installed on the window's QWindow, which sees every key event for this window
+        before the focused widget does (a focused button would take Space as a click).
+        """
         kind = event.type()
         if kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
             assert isinstance(event, QKeyEvent)
-            if event.key() == Qt.Key.Key_Space and self._space_is_ours(watched):
+            if event.key() == Qt.Key.Key_Space and self._space_is_ours():
                 if event.isAutoRepeat():
                     return True
                 if kind == QEvent.Type.KeyPress:
@@ -670,10 +693,13 @@ class MainWindow(QMainWindow):
                 else:
                     self._let_go_key("space")
                 return True
-        elif kind == QEvent.Type.WindowDeactivate and watched is self:
-            # The key-up may go to another window: never stay stuck on "Listening".
-            self._let_go_key("space")
         return False
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Losing the focus lets go of Space: the key-up may go to another window."""
+        if event.type() == QEvent.Type.ActivationChange and not self.isActiveWindow():
+            self._let_go_key("space")
+        super().changeEvent(event)
 
     def on_hotkey_pressed(self) -> None:
         """The global hotkey went down (in any window): talk, as the talk button does."""
@@ -699,9 +725,7 @@ class MainWindow(QMainWindow):
         if not self._held_keys:
             self.on_talk_released()
 
-    def _space_is_ours(self, watched: QObject) -> bool:
-        if not isinstance(watched, QWidget) or watched.window() is not self:
-            return False
+    def _space_is_ours(self) -> bool:
         if self.confirmation_sheet.current is not None:
             return False  # Space presses the sheet's focused button
         focus = QApplication.focusWidget()

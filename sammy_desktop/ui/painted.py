@@ -105,11 +105,26 @@ class LevelMeter(QWidget):
         return self._level
 
     def set_dbfs(self, dbfs: float) -> None:
-        """Show a new level; a drop is eased so the bar does not flicker."""
+        """Show a new level; a drop is eased so the bar does not flicker.
+
+        Repaints (and updates the accessible description) only when what is shown
+        changes: levels arrive 30 times a second, and most of them, in a quiet room or
+        at a steady level, would redraw the same pixels.
+        """
         target = level_from_dbfs(dbfs)
+        shown = self._fill_width(), round(self._level * 100)
         self._level = target if target >= self._level else max(target, self._level * 0.75)
-        self.setAccessibleDescription(f"{round(self._level * 100)} percent")
-        self.update()
+        percent = round(self._level * 100)
+        if percent != shown[1]:
+            self.setAccessibleDescription(f"{percent} percent")
+        if self._fill_width() != shown[0]:
+            self.update()
+
+    def _fill_width(self) -> int:
+        """The filled width in whole pixels (0: no fill is drawn)."""
+        if self._level <= 0.005:
+            return 0
+        return round(max(self.height(), self.width() * self._level))
 
     def paintEvent(self, event: QPaintEvent) -> None:
         """Draw the track and the fill."""

@@ -87,9 +87,16 @@ class TalkButton(QAbstractButton):
         if self._look not in (TalkLook.LISTENING, TalkLook.SPEAKING):
             return
         target = level_from_dbfs(dbfs)
+        shown = self._ring_steps()
         # Rise at once, fall gently: the ring breathes instead of flickering.
         self._level = target if target >= self._level else max(target, self._level * 0.8)
-        self.update()
+        # Levels arrive 30 times a second: repaint only when the ring visibly moves.
+        if self._ring_steps() != shown:
+            self.update()
+
+    def _ring_steps(self) -> int:
+        """The ring's growth in half pixels: what a repaint would change."""
+        return round(self._level * (RING_ROOM - 6) * 2)
 
     def sizeHint(self) -> QSize:
         """The face plus room for the ring."""

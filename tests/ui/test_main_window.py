@@ -99,14 +99,18 @@ def test_space_held_talks_and_release_ends(
 ) -> None:
     agent.move_to(AgentState.READY)
     window.talk_button.setFocus()
-    QTest.keyPress(window.talk_button, Qt.Key.Key_Space)
+    # Key events arrive through the native window, as typed keys do.
+    handle = window.windowHandle()
+    assert handle is not None
+    QTest.keyPress(handle, Qt.Key.Key_Space)
     assert agent.names() == ["begin_talk"]
     assert window.state_label.text() == "Listening"
     # Auto-repeat while held must not start a second turn, nor reach the button.
     repeat = QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Space, NO_MODIFIER, " ", True)
-    QApplication.sendEvent(window.talk_button, repeat)
+    QApplication.sendEvent(handle, repeat)
     assert agent.names() == ["begin_talk"]
-    QTest.keyRelease(window.talk_button, Qt.Key.Key_Space)
+    assert not window.talk_button.isDown()
+    QTest.keyRelease(handle, Qt.Key.Key_Space)
     assert agent.names() == ["begin_talk", "end_talk"]
     assert not window.talking
 
