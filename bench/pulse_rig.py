@@ -260,9 +260,19 @@ class XKeyboard:
             ctypes.c_int,
             ctypes.c_ulong,
         ]
+        self._x.XAutoRepeatOff.argtypes = [ctypes.c_void_p]
+        self._x.XAutoRepeatOn.argtypes = [ctypes.c_void_p]
         self._display = self._x.XOpenDisplay(None)
         if not self._display:
             raise RuntimeError("cannot open the X display (DISPLAY)")
+        # A held key auto-repeats: the X server sends release+press pairs every 40 ms or
+        # so. Qt folds them into one held key only when it sees both events together; on
+        # a loaded machine it often does not, and each stray pair ended the talk turn and
+        # barged in on the echo (52 talk presses in one 15 s hold). A person's held key
+        # repeats too (see the report), but these benchmarks measure one press and one
+        # release: repeat is off on the benchmark's own X server while this object lives.
+        self._x.XAutoRepeatOff(self._display)
+        self._x.XFlush(self._display)
 
     def _key(self, name: str, down: bool) -> float:
         keycode = self._x.XKeysymToKeycode(self._display, self._x.XStringToKeysym(name.encode()))
@@ -279,7 +289,9 @@ class XKeyboard:
         return self._key(name, False)
 
     def close(self) -> None:
-        """Close the display connection."""
+        """Turn key repeat back on and close the display connection."""
         if self._display:
+            self._x.XAutoRepeatOn(self._display)
+            self._x.XFlush(self._display)
             self._x.XCloseDisplay(self._display)
             self._display = None
