@@ -29,8 +29,14 @@ def rms_dbfs(samples: np.ndarray) -> float:
     """
     if samples.size == 0:
         return SILENCE_DBFS
-    mean_square = float(np.mean(np.square(samples, dtype=np.float64)))
-    return _to_dbfs(mean_square)
+    return _to_dbfs(_sum_of_squares(samples) / samples.size)
+
+
+def _sum_of_squares(samples: np.ndarray) -> float:
+    # A float64 dot product: exact for PCM16 blocks, and about three times quicker than
+    # np.sum(np.square(...)), which matters at 100 blocks a second per stream.
+    flat = samples.reshape(-1).astype(np.float64)
+    return float(np.dot(flat, flat))
 
 
 def _to_dbfs(mean_square: float) -> float:
@@ -62,7 +68,7 @@ class LevelMeter:
 
     def feed(self, samples: np.ndarray) -> None:
         """Add ``samples`` (int16); reports when a period is complete."""
-        self._sum_squares += float(np.sum(np.square(samples, dtype=np.float64)))
+        self._sum_squares += _sum_of_squares(samples)
         self._add(samples.size)
 
     def feed_silence(self, count: int) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sammy_desktop.audio.levels import SILENCE_DBFS, LevelMeter, rms_dbfs
+from sammy_desktop.audio.levels import SILENCE_DBFS, ChangedLevels, LevelMeter, rms_dbfs
 from sammy_desktop.audio.preroll import PreRollBuffer
 from sammy_desktop.audio.resampling import StreamResampler
 from tests.audio.signals import best_lag, tone
@@ -72,3 +72,27 @@ def test_stream_resampler_keeps_the_signal_across_chunks() -> None:
     assert same.drain().size == 0
     with pytest.raises(ValueError, match="must be positive"):
         StreamResampler(0, 16000)
+
+
+def test_changed_levels_drop_steady_readings_after_the_meters_settle() -> None:
+    passed: list[float] = []
+    levels = ChangedLevels(passed.append, min_change_db=1.0, settle_readings=3)
+    for _ in range(10):
+        levels(SILENCE_DBFS)
+    # The first reading, then three unchanged ones for the meters to ease down, then none.
+    assert passed == [SILENCE_DBFS] * 4
+    levels(-20.0)
+    levels(-20.4)  # less than 1 dB: not a change, but still settling
+    assert passed[-2:] == [-20.0, -20.4]
+    for _ in range(10):
+        levels(-20.2)
+    assert len(passed) == 4 + 2 + 2  # settled after three unchanged readings
+    levels.reset()
+    levels(-20.2)
+    assert len(passed) == 9
+
+
+def test_rms_of_a_block_and_of_a_multichannel_block() -> None:
+    block = tone(1000.0, 0.01, rate=16_000)
+    assert rms_dbfs(block) == pytest.approx(rms_dbfs(np.stack([block, block], axis=1)))
+    assert rms_dbfs(np.zeros(0, np.int16)) == SILENCE_DBFS
