@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,7 @@ from sammy_desktop.audio import (
     CAPTURE_RATE,
     MODEL_RATE,
     AudioEngine,
+    AudioLevel,
     PlaybackDrained,
     PlaybackStarted,
 )
@@ -100,3 +103,43 @@ async def test_switching_settings_while_speaking_applies_the_gate_at_once(
         assert not muted(engine)
     finally:
         await engine.stop()
+
+
+async def input_readings_until(events: EventLog, condition: Callable[[], bool]) -> None:
+    """Wait until ``condition()`` holds, checking after each level reading (the clock)."""
+    while not condition():
+        await events.wait_for(AudioLevel, count=len(events.of(AudioLevel)) + 1)
+
+
+@pytest.mark.audio
+@pytest.mark.usefixtures("running_sinks")
+async def test_push_to_talk_rests_the_mic_until_talk_or_sound_needs_it(
+    bus: EventBus, events: EventLog
+) -> None:
+    engine = AudioEngine(bus, echo_cancellation=True, hands_free=False)
+    collector = BlockCollector()
+    engine.set_consumer(collector)
+    await engine.start()
+    try:
+        await input_readings_until(events, lambda: engine.capture.is_standby)
+        # Audible playback wakes it: the echo canceller needs every microphone frame.
+        engine.play(tone(440.0, 0.5, rate=MODEL_RATE).tobytes())
+        await events.wait_for(PlaybackStarted)
+        assert not engine.capture.is_standby
+        await events.wait_for(PlaybackDrained)
+        woken_blocks = len(collector.blocks)
+        # A second after the last sound the canceller idles, and so does the mic.
+        await input_readings_until(events, lambda: engine.capture.is_standby)
+        assert len(collector.blocks) > woken_blocks + 50
+        resting_blocks = len(collector.blocks)
+        pre_roll = engine.begin_talk()
+        assert not engine.capture.is_standby
+        await collector.wait_for_blocks(resting_blocks + 10)
+        engine.end_talk()
+        await input_readings_until(events, lambda: engine.capture.is_standby)
+        # Hands-free keeps it live.
+        engine.set_hands_free(True)
+        assert not engine.capture.is_standby
+    finally:
+        await engine.stop()
+    assert len(pre_roll) == CAPTURE_RATE * 300 // 1000 * 2
