@@ -4,8 +4,12 @@
 
 Modes:
 
-* ``turn``: after activityEnd, the person's speech comes back at once (EchoAudio, no delay),
-  then turnComplete: the voice-to-voice measurement.
+* ``turn``: after activityEnd, the person's speech comes back at once (EchoAudio, no delay,
+  no quiet lead-in), then turnComplete: the voice-to-voice measurement. The lead-in is cut
+  because its length depended on the client: the simulator keeps up to 100 ms of what was
+  sent before the speech, and a client that starts sending later (the reference client
+  starts at "down", the app also sends its pre-roll) got a shorter silence before its
+  answer.
 * ``chunk``: every audio chunk the client sends is sent back at once as model audio (no
   turns): the click-in to echo-out measurement of the audio path alone.
 * ``probe``: like ``turn``, but after ``--plain-turns`` turns, one also calls
@@ -87,7 +91,7 @@ def scenario_for(mode: str, plain_turns: int = 1) -> Scenario:
     """
     if mode == "chunk":
         return Scenario(name="bench-chunk-echo")
-    echo = Turn(OnActivityEnd(), [EchoAudio(), TurnComplete()])
+    echo = Turn(OnActivityEnd(), [EchoAudio(padding_ms=0), TurnComplete()])
     if mode == "turn":
         return Scenario(turns=[echo], repeat=True, name="bench-echo")
     slow = Turn(

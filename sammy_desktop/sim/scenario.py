@@ -66,7 +66,7 @@ pending when omitted), ``generation_complete``, ``turn_complete`` (``reason``,
 frame; ``reason``), ``raw`` (``message``: any JSON object sent as is).
 :class:`Respond` and :class:`PcmAudio` exist in Python only. ``tone`` takes
 ``frequency_hz``, ``duration_s``, ``amplitude``; ``echo`` takes ``trim`` (cut the silence
-around the speech, default true).
+around the speech, default true) and ``padding_ms`` (quiet audio kept around it, 100).
 
 As in the service, input and output transcriptions are only sent when the client's setup
 asked for them (``inputAudioTranscription`` / ``outputAudioTranscription``); they always go
@@ -392,9 +392,17 @@ class EchoAudio(_AudioAction):
 
     Attributes:
         trim: Cut the silence before and after the speech.
+        padding_ms: Quiet audio kept before and after the speech when trimming (the
+            benchmarks use 0: the answer then starts with the first loud 20 ms frame, the
+            same for every client, whatever it sent before the speech).
     """
 
     trim: bool = True
+    padding_ms: int = 100
+
+    def __post_init__(self) -> None:
+        if self.padding_ms < 0:
+            raise ValueError(f"padding_ms must not be negative (got {self.padding_ms})")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -104,6 +104,7 @@ __all__ = [
 _log = logging.getLogger(__name__)
 
 # Raw PCM per frame: base64 grows it by 4/3, plus JSON; 512 KiB stays well under 1 MiB.
+_DEFAULT_ECHO_PADDING_MS = 100  # trim_silence's default, which TurnContext.user_speech has
 _MAX_AUDIO_BYTES_PER_FRAME = 512 * 1024
 # Keep at most this much microphone audio for echo (hands-free streams never stop).
 _MAX_USER_AUDIO_SECONDS = 120
@@ -652,6 +653,13 @@ class SimulatedConnection:
             return await asyncio.to_thread(read_wav_pcm, Path(action.path))
         if isinstance(action, EchoAudio):
             source = context.user_speech if action.trim else context.user_audio
+            if action.trim and action.padding_ms != _DEFAULT_ECHO_PADDING_MS:
+                source = trim_silence(
+                    context.user_audio,
+                    sample_rate=context.user_audio_rate,
+                    threshold_rms=self.state.scenario.vad.threshold_rms,
+                    padding_ms=action.padding_ms,
+                )
             return resample_pcm16(source, context.user_audio_rate, OUTPUT_RATE)
         return resample_pcm16(action.pcm, action.sample_rate, OUTPUT_RATE)
 

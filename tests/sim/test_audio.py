@@ -119,6 +119,27 @@ async def test_echo_trims_silence_around_speech() -> None:
     assert seconds == pytest.approx(0.7, abs=0.03)  # 0.5 s of speech + 0.1 s padding each side
 
 
+async def test_echo_without_padding_starts_with_the_speech() -> None:
+    spoken = bytes(16000) + tone_pcm(300, 0.5, sample_rate=16000, amplitude=0.4) + bytes(16000)
+    scenario = Scenario(turns=[Turn(OnActivityEnd(), [EchoAudio(padding_ms=0), TurnComplete()])])
+    async with LiveSimulator(scenario) as sim, connect(sim, PUSH_TO_TALK) as session:
+        await session.send_realtime_input(activity_start=types.ActivityStart())
+        await session.send_realtime_input(
+            audio=types.Blob(data=spoken, mime_type="audio/pcm;rate=16000")
+        )
+        await session.send_realtime_input(activity_end=types.ActivityEnd())
+        messages = await receive_turn(session)
+    echoed = np.frombuffer(_audio(messages), dtype="<i2")
+    assert len(echoed) / 24000 == pytest.approx(0.5, abs=0.03)
+    # The first 20 ms frame is already loud: no quiet lead-in before the answer.
+    assert np.abs(echoed[:480]).max() > 0.3 * 32767
+
+
+def test_a_negative_echo_padding_is_refused() -> None:
+    with pytest.raises(ValueError, match="padding_ms"):
+        EchoAudio(padding_ms=-1)
+
+
 def _write_wav(path: Path, pcm: bytes, *, rate: int, channels: int, width: int = 2) -> None:
     with wave.open(str(path), "wb") as writer:
         writer.setnchannels(channels)
