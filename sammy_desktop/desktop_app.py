@@ -252,8 +252,10 @@ class DesktopApp:
 
     def _build_windows(self) -> MainWindow:
         from sammy_desktop import ui
+        from sammy_desktop.ui.key_state import key_state_for_platform
 
         paths = self._context.paths
+        self._key_state = key_state_for_platform(self._app.platformName())
         window = ui.MainWindow(
             self.settings_state.settings,
             notices=self._context.notices,
@@ -268,6 +270,7 @@ class DesktopApp:
             stop_speaking=self._stop_speaking,
             geometry_file=paths.config_dir / "window-geometry",
             confirmations=self.confirmations,
+            key_state=self._key_state,
         )
         list_devices: Callable[[], Sequence[AudioDevice]] | None = None
         if self.audio is not None:
@@ -366,6 +369,8 @@ class DesktopApp:
             except Exception:  # noqa: BLE001 - shutdown goes on whatever one part does
                 _log.exception("stopping the %s failed", name)
         self.bridge.close()
+        if self._key_state is not None:
+            self._key_state.close()
 
     # ------------------------------------------------------------------ slots
 

@@ -73,6 +73,7 @@ from sammy_desktop.ui.banners import BannerArea
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.confirmation import ConfirmationSheet, QtConfirmationPort
 from sammy_desktop.ui.controls import AgentControls, UiTasks
+from sammy_desktop.ui.key_state import KeyState
 from sammy_desktop.ui.painted import LevelMeter
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.state_pill import STATE_WORDS, StatePill
@@ -182,6 +183,8 @@ class MainWindow(QMainWindow):
         geometry_file: where the window's size and position are kept between runs.
         confirmations: the tool layer's confirmation port; its questions show on the
             window's sheet.
+        key_state: asks the window system whether Space is still held when a release
+            arrives unmarked (X11 without detectable auto-repeat); None trusts Qt.
     """
 
     settings_requested = Signal(str)
@@ -207,6 +210,7 @@ class MainWindow(QMainWindow):
         stop_speaking: Callable[[], None] | None = None,
         geometry_file: Path | None = None,
         confirmations: QtConfirmationPort | None = None,
+        key_state: KeyState | None = None,
     ) -> None:
         super().__init__()
         self._settings = settings_state.settings if settings_state is not None else settings
@@ -220,6 +224,7 @@ class MainWindow(QMainWindow):
         self._stop_speaking = stop_speaking
         self._geometry_file = geometry_file
         self._confirmations = confirmations
+        self._key_state = key_state
         self._demo_mode = demo_mode
         self._tray_available = False
         self._talking = False
@@ -690,6 +695,10 @@ class MainWindow(QMainWindow):
                     return True
                 if kind == QEvent.Type.KeyPress:
                     self._hold_key("space")
+                elif self._key_state is not None and self._key_state.is_down(
+                    event.nativeScanCode()
+                ):
+                    pass  # an auto-repeat Qt did not mark: the key is still held
                 else:
                     self._let_go_key("space")
                 return True
