@@ -86,12 +86,17 @@ class VoiceControls:
     def begin_talk(self, pre_roll: bytes = b"") -> bool:
         """Talk pressed: send the pre-roll the microphone kept, then live audio."""
         if not pre_roll and self._audio is not None:
-            pre_roll = self._audio.capture.begin_talk()
-        return self._agent.begin_talk(pre_roll)
+            pre_roll = self._audio.begin_talk()
+        accepted = self._agent.begin_talk(pre_roll)
+        if not accepted and self._audio is not None:
+            self._audio.end_talk()  # no turn: the microphone may rest again
+        return accepted
 
     def end_talk(self) -> None:
-        """Talk released."""
+        """Talk released; between turns the microphone rests (it still keeps the pre-roll)."""
         self._agent.end_talk()
+        if self._audio is not None:
+            self._audio.end_talk()
 
     def send_text(self, text: str) -> bool:
         """A typed message."""
