@@ -107,6 +107,9 @@ EXCLUDED_MODULES: Final[tuple[str, ...]] = (
     "PySide2",
     "IPython",
     "matplotlib",
+    # Pillow: google-genai imports it optionally (image parts); the app sends no images.
+    # It is in the venv only as a benchmark dependency (matplotlib's).
+    "PIL",
     "pytest",
     "_pytest",
     "pytestqt",
