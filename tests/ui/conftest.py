@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import qasync
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from sammy_desktop.config import Settings, TalkMode, Theme
 from sammy_desktop.config.store import SettingsStore
@@ -23,6 +25,7 @@ from sammy_desktop.eventbus import EventBus
 from sammy_desktop.ui.assets import Assets
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.controls import UiTasks
+from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.theme import ThemeController
 
@@ -164,3 +167,33 @@ def settings_state(tmp_path: Path, qapp: QApplication) -> SettingsState:
 @pytest.fixture
 def tasks() -> UiTasks:
     return UiTasks()
+
+
+MakeWindow = Callable[..., MainWindow]
+
+
+@pytest.fixture
+def make_window(
+    qtbot: QtBot,
+    theme: ThemeController,
+    bridge: EventBridge,
+    agent: FakeAgent,
+    settings_state: SettingsState,
+    tasks: UiTasks,
+) -> MakeWindow:
+    """Build the main window on the test's fakes; keyword arguments add or override."""
+
+    def make(**extra: Any) -> MainWindow:
+        arguments: dict[str, Any] = {
+            "on_quit": lambda: None,
+            "theme": theme,
+            "bridge": bridge,
+            "controls": agent,
+            "tasks": tasks,
+            "settings_state": settings_state,
+        }
+        window = MainWindow(settings_state.settings, **(arguments | extra))
+        qtbot.addWidget(window)
+        return window
+
+    return make

@@ -31,7 +31,7 @@ from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.theme import ThemeController
 
-from .conftest import FakeAgent
+from .conftest import FakeAgent, MakeWindow
 
 
 class FakeListener:
@@ -261,23 +261,12 @@ def test_a_listener_that_breaks_unexpectedly_is_a_note_too(
 
 def test_key_events_from_the_listener_thread_talk_through_the_window(
     qloop: asyncio.Runner,
-    qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
+    make_window: MakeWindow,
     agent: FakeAgent,
     settings_state: SettingsState,
     tasks: UiTasks,
 ) -> None:
-    window = MainWindow(
-        settings_state.settings,
-        on_quit=lambda: None,
-        theme=theme,
-        bridge=bridge,
-        controls=agent,
-        tasks=tasks,
-        settings_state=settings_state,
-    )
-    qtbot.addWidget(window)
+    window = make_window()
     starter = FakeStarter()
     hotkey = _hotkey(settings_state, tasks, starter)
     hotkey.pressed.connect(window.on_hotkey_pressed)

@@ -13,17 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pytestqt.qtbot import QtBot
 
 from sammy_desktop.core.events import AgentState
-from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.global_hotkey import GlobalHotkey
-from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings_state import SettingsState
-from sammy_desktop.ui.theme import ThemeController
 
-from .conftest import FakeAgent
+from .conftest import FakeAgent, MakeWindow
 
 pytestmark = pytest.mark.xvfb
 
@@ -42,37 +38,14 @@ async def _until_calls(agent: FakeAgent, expected: list[str]) -> None:
             await agent.called.wait()
 
 
-def _window(
-    qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
-    agent: FakeAgent,
-    settings_state: SettingsState,
-    tasks: UiTasks,
-) -> MainWindow:
-    window = MainWindow(
-        settings_state.settings,
-        on_quit=lambda: None,
-        theme=theme,
-        bridge=bridge,
-        controls=agent,
-        tasks=tasks,
-        settings_state=settings_state,
-    )
-    qtbot.addWidget(window)
-    return window
-
-
 def test_holding_the_combination_talks_and_letting_go_sends(
     qloop: asyncio.Runner,
-    qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
+    make_window: MakeWindow,
     agent: FakeAgent,
     settings_state: SettingsState,
     tasks: UiTasks,
 ) -> None:
-    window = _window(qtbot, theme, bridge, agent, settings_state, tasks)
+    window = make_window()
     hotkey = GlobalHotkey(settings_state, tasks)
     hotkey.pressed.connect(window.on_hotkey_pressed)
     hotkey.released.connect(window.on_hotkey_released)

@@ -17,14 +17,9 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.core.events import AgentState
-from sammy_desktop.ui.bridge import EventBridge
-from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.key_state import X11KeyState, key_state_for_platform
-from sammy_desktop.ui.main_window import MainWindow
-from sammy_desktop.ui.settings_state import SettingsState
-from sammy_desktop.ui.theme import ThemeController
 
-from .conftest import FakeAgent
+from .conftest import FakeAgent, MakeWindow
 
 NO_MODIFIER = Qt.KeyboardModifier.NoModifier
 SPACE_KEYCODE = 65  # X key code of Space on the usual layouts; only compared, never sent
@@ -51,25 +46,10 @@ def _space(kind: QEvent.Type) -> QKeyEvent:
 
 
 def test_an_unmarked_release_while_the_key_is_held_does_not_end_the_turn(
-    qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
-    agent: FakeAgent,
-    settings_state: SettingsState,
-    tasks: UiTasks,
+    qtbot: QtBot, make_window: MakeWindow, agent: FakeAgent
 ) -> None:
     keys = HeldKeys()
-    window = MainWindow(
-        settings_state.settings,
-        on_quit=lambda: None,
-        theme=theme,
-        bridge=bridge,
-        controls=agent,
-        tasks=tasks,
-        settings_state=settings_state,
-        key_state=keys,
-    )
-    qtbot.addWidget(window)
+    window = make_window(key_state=keys)
     window.show()
     qtbot.waitExposed(window)
     agent.move_to(AgentState.READY)

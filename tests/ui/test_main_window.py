@@ -37,31 +37,15 @@ from sammy_desktop.ui.state_pill import STATE_WORDS
 from sammy_desktop.ui.talk_button import TalkLook
 from sammy_desktop.ui.theme import DARK, ThemeController
 
-from .conftest import FakeAgent
+from .conftest import FakeAgent, MakeWindow
 
 NO_MODIFIER = Qt.KeyboardModifier.NoModifier
 LEFT = Qt.MouseButton.LeftButton
 
 
 @pytest.fixture
-def window(
-    qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
-    agent: FakeAgent,
-    settings_state: SettingsState,
-    tasks: UiTasks,
-) -> MainWindow:
-    window = MainWindow(
-        settings_state.settings,
-        on_quit=lambda: None,
-        theme=theme,
-        bridge=bridge,
-        controls=agent,
-        tasks=tasks,
-        settings_state=settings_state,
-    )
-    qtbot.addWidget(window)
+def window(qtbot: QtBot, make_window: MakeWindow) -> MainWindow:
+    window = make_window()
     window.show()
     qtbot.waitExposed(window)
     return window
