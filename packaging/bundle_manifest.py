@@ -177,6 +177,32 @@ LINUX_SYSTEM_LIBRARIES: Final[tuple[str, ...]] = (
     "libuuid.so.1",
 )
 
+# ICU data (Qt's libicudata, 32 MB on Linux) left out by packaging/icu_data.py. QtCore calls
+# only ICU's case mapping, converters (ucnv_*: QStringConverter's non-UTF encodings),
+# collation (ucol_*: QCollator) and calendars/time zones (ucal_*: QTimeZone's names); those
+# read the locale data (``*.res`` at the top), ``cnv``, ``coll``, ``zone`` and the
+# normalization and property files, which all stay. The rest is read only by ICU services
+# QtCore never calls. ``tree/`` drops a tree, ``*.ext`` every item with that extension.
+ICU_DATA_DROPPED: Final[tuple[str, ...]] = (
+    # Display names of languages, regions, currencies and units (uloc_getDisplayName,
+    # ucurr_getName, MeasureFormat): 10.1 MB. Qt has its own CLDR data for those.
+    "lang/",
+    "region/",
+    "curr/",
+    "unit/",
+    # Transliterators (utrans) 1.1 MB, spelled-out numbers (RBNF) 0.6 MB.
+    "translit/",
+    "rbnf/",
+    # Break iterators (ubrk) and their CJK, Thai, Lao, Khmer and Burmese dictionaries:
+    # 3.4 MB. Qt finds text boundaries with its own Unicode tables: no Qt library imports a
+    # ubrk_ function.
+    "brkitr/",
+    # StringPrep profiles (IDNA2003), character names (u_charName), spoof checking: 0.5 MB.
+    "*.spp",
+    "unames.icu",
+    "*.cfu",
+)
+
 # Qt's own translations are only used when the app installs a QTranslator, which it does
 # not (the UI is English only for now): none are shipped.
 SHIP_QT_TRANSLATIONS: Final = False
