@@ -142,6 +142,28 @@ EXCLUDED_MODULES: Final[tuple[str, ...]] = (
     "numpy.f2py",
     "numpy.testing",
     "numpy.distutils",
+    # HTTP through requests is only google-auth's and google-genai's way to fetch
+    # Application Default Credentials (Vertex AI, service accounts, the metadata server) and
+    # google-genai's local tokenizer; the app always passes an API key, and its HTTP and
+    # websocket traffic goes through httpx2 and websockets. With them go urllib3 and
+    # charset_normalizer (0.5 MB of native code): 1.0 MB.
+    "requests",
+    "urllib3",
+    "charset_normalizer",
+    # google-auth's signer for keys of the "rsa" package, which is not installed; its
+    # cryptography signer is the one it uses. 0.2 MB.
+    "pyasn1",
+    "pyasn1_modules",
+    # pydantic's v1 compatibility package (only `import pydantic.v1` loads it) and its mypy
+    # plugin: 0.3 MB.
+    "pydantic.v1",
+    "pydantic.mypy",
+    # pydoc is imported only by numpy's np.info(); _pydecimal only when the C _decimal
+    # module is missing, and it ships.
+    "pydoc",
+    "_pydecimal",
+    # websockets' trio client needs trio, which is not installed.
+    "websockets.trio",
 )
 
 # Linux system libraries left out of the bundle: every desktop has them, and a bundled copy
@@ -175,6 +197,9 @@ LINUX_SYSTEM_LIBRARIES: Final[tuple[str, ...]] = (
     "libbsd.so.0",
     "libmd.so.0",
     "libuuid.so.1",
+    # Xlib itself (1.3 MB): on manylinux's list of libraries every Linux desktop has, and
+    # the system's libxcb, which PyInstaller never bundles, comes with it.
+    "libX11.so.6",
 )
 
 # ICU data (Qt's libicudata, 32 MB on Linux) left out by packaging/icu_data.py. QtCore calls
@@ -206,6 +231,11 @@ ICU_DATA_DROPPED: Final[tuple[str, ...]] = (
 # Qt's own translations are only used when the app installs a QTranslator, which it does
 # not (the UI is English only for now): none are shipped.
 SHIP_QT_TRANSLATIONS: Final = False
+
+
+def is_excluded_module(name: str) -> bool:
+    """Whether the module ``name`` is left out (it or a package above it is excluded)."""
+    return any(name == excluded or name.startswith(f"{excluded}.") for excluded in EXCLUDED_MODULES)
 
 
 def plugin_stem(file_name: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 from types import ModuleType
 
@@ -126,4 +127,41 @@ def test_only_the_qt_modules_the_app_imports_are_kept(manifest: ModuleType) -> N
     assert used <= manifest.QT_MODULES_USED, (
         f"the app imports {sorted(used - manifest.QT_MODULES_USED)}: add them to "
         "QT_MODULES_USED in packaging/bundle_manifest.py (and their plugins)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "excluded"),
+    [
+        ("requests", True),
+        ("requests.adapters", True),
+        ("pydantic.v1.fields", True),
+        ("pydantic", False),
+        ("pydantic.v1x", False),
+        ("websockets.asyncio.client", False),
+        ("websockets.trio", True),
+    ],
+)
+def test_is_excluded_module(manifest: ModuleType, name: str, excluded: bool) -> None:
+    assert manifest.is_excluded_module(name) is excluded
+
+
+def test_the_app_imports_no_excluded_module(manifest: ModuleType) -> None:
+    imported: dict[str, set[str]] = {}
+    for path in (REPO / "sammy_desktop").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            for name in names:
+                imported.setdefault(name, set()).add(path.relative_to(REPO).as_posix())
+    excluded = {
+        name: sorted(paths) for name, paths in imported.items() if manifest.is_excluded_module(name)
+    }
+    assert not excluded, (
+        "the app imports modules that bundle_manifest.EXCLUDED_MODULES leaves out of the "
+        f"bundle: {excluded}"
     )
