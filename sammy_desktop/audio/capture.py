@@ -97,6 +97,9 @@ class AudioCapture:
             :meth:`keep_live` is off and the echo canceller is idle; the consumer then
             receives blocks only from :meth:`begin_talk` to :meth:`end_talk`. Off: every
             block is delivered, always.
+        before_block: called on the loop before each block from the device is processed
+            (the engine passes the playback's :meth:`~AudioPlayback.pump`, so the echo
+            canceller has the far-end reference before the microphone audio).
 
     Attributes:
         blocks: blocks handed to the consumer so far.
@@ -115,6 +118,7 @@ class AudioCapture:
         stall_timeout_s: float = 5.0,
         max_pending_blocks: int = 50,
         standby_when_idle: bool = False,
+        before_block: Callable[[], None] | None = None,
     ) -> None:
         if not 10 <= block_ms <= 20:
             raise ValueError(f"block_ms must be between 10 and 20 (got {block_ms})")
@@ -124,6 +128,7 @@ class AudioCapture:
         self._block_ms = block_ms
         self._block_bytes = CAPTURE_RATE * block_ms // 1000 * 2
         self._echo = echo_canceller
+        self._before_block = before_block
         self._forced_rate = samplerate
         self._max_pending = max_pending_blocks
         self._consumer: Callable[[bytes], None] | None = None
@@ -351,6 +356,8 @@ class AudioCapture:
 
     def _on_raw_block(self, generation: int, data: bytes, flagged: bool, stamp: float) -> None:
         self._handled += 1
+        if self._before_block is not None:
+            self._before_block()
         if generation != self._supervisor.generation:
             return  # from a stream that has since been replaced
         self.handoff.add(time.perf_counter() - stamp)

@@ -57,6 +57,7 @@ class EchoCanceller:
     Attributes:
         frames_processed: 10 ms microphone frames processed (by either module).
         frames_idle: of those, the frames that skipped the echo canceller.
+        render_frames: 10 ms far-end reference frames given to the echo canceller.
     """
 
     def __init__(
@@ -84,6 +85,7 @@ class EchoCanceller:
         self._delay_given = -1
         self.frames_processed = 0
         self.frames_idle = 0
+        self.render_frames = 0
         self._wake_listener: Callable[[], None] | None = None
         self._enabled = False
         self.enabled = enabled
@@ -182,6 +184,7 @@ class EchoCanceller:
             )
             del self._render_pending[:_FRAME_BYTES]
             apm.process_reverse_stream(frame)
+            self.render_frames += 1
 
     def process_capture(self, pcm16k: bytes) -> bytes:
         """Remove the echo from microphone audio at 16 kHz.

@@ -8,7 +8,8 @@ In push-to-talk mode no gate is needed: the person decides when the microphone c
 Push-to-talk also lets the microphone rest: between turns, with nothing to cancel, the capture
 is in standby (see :mod:`sammy_desktop.audio.capture`) and only keeps the pre-roll. The
 talk key (:meth:`AudioEngine.begin_talk` / :meth:`AudioEngine.end_talk`), hands-free mode and
-audible playback (through the echo canceller) bring it back.
+audible playback (through the echo canceller) bring it back. The speaker's stream rests
+whenever nothing plays (see :mod:`sammy_desktop.audio.playback`); playing wakes it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ __all__ = ["AudioEngine"]
 # After the speech has played, the room still rings for a moment; keep the gate closed
 # that much longer so the tail of the assistant's voice is not heard as the person.
 _GATE_HANGOVER_S: Final = 0.15
+# After this long with nothing to play, the speaker's stream rests (see AudioPlayback). Short:
+# a resting stream costs nothing and starts again in milliseconds, into an empty device buffer.
+_OUTPUT_STANDBY_MS: Final = 50
 
 
 class AudioEngine:
@@ -63,6 +67,12 @@ class AudioEngine:
         self.echo_canceller = EchoCanceller(
             enabled=base.echo_cancellation if echo_cancellation is None else echo_cancellation
         )
+        self.playback = AudioPlayback(
+            bus,
+            device=base.output_device if output_device is None else output_device,
+            echo_canceller=self.echo_canceller,
+            standby_after_ms=_OUTPUT_STANDBY_MS,
+        )
         self.capture = AudioCapture(
             bus,
             device=base.input_device if input_device is None else input_device,
@@ -70,11 +80,8 @@ class AudioEngine:
             pre_roll_ms=base.pre_roll_ms if pre_roll_ms is None else pre_roll_ms,
             echo_canceller=self.echo_canceller,
             standby_when_idle=True,
-        )
-        self.playback = AudioPlayback(
-            bus,
-            device=base.output_device if output_device is None else output_device,
-            echo_canceller=self.echo_canceller,
+            # The played blocks' reports ride along with the microphone's hand-offs.
+            before_block=self.playback.pump,
         )
         self._hands_free = (
             base.talk_mode is TalkMode.HANDS_FREE if hands_free is None else hands_free

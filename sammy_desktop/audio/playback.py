@@ -9,7 +9,7 @@ pads with silence when the queue runs dry; it never waits for anything.
 Adaptive depth: whatever is buffered when output starts stays buffered for as long as the
 audio keeps coming at the rate it is played (a continuous stream never gets ahead of the
 device), so the start depth is added to every sample's latency. It starts small
-(``start_threshold_ms``, 20 ms by default: two 10 ms chunks); an underrun in the middle of
+(``start_threshold_ms``, 10 ms by default: one 10 ms chunk); an underrun in the middle of
 speech (the queue ran dry and more came) raises it by ``underrun_step_ms`` up to
 ``max_threshold_ms`` and re-buffers that much before playing on, so a jittery connection
 costs one gap, not a stutter. An answer that plays to its end without an underrun lowers
@@ -28,7 +28,23 @@ exactly at barge-in and must not be cut by it).
 
 Every block handed to the device (silence too) goes back to the loop, where it feeds the
 echo canceller as the far-end reference and the output level meter, and where the
-bookkeeping decides when the speech has fully played (:class:`PlaybackDrained`).
+bookkeeping decides when the speech has fully played (:class:`PlaybackDrained`). The
+callback queues these reports and wakes the loop for them about every 10 ms, or at once
+when something changes (sound starts or stops, a flush). While the microphone is live it
+hands a block to the loop every 10 ms anyway; the capture then calls :meth:`AudioPlayback.pump`
+first (the echo canceller wants the reference before the microphone audio it explains), and
+the callback stops waking the loop for steady-state reports: one wake-up per 10 ms for both
+directions instead of two.
+
+Standby (``standby_after_ms``): an output stream that plays silence still costs a few
+percent of a core (PortAudio's thread and the sound server's wake up every period), and it
+keeps the device buffer full of silence that every new sound has to queue behind (about
+17 ms on PulseAudio). So once nothing has been queued or audible for that long, the stream
+is paused (kept open, no callbacks); :meth:`play` and :meth:`play_effect` start it again in a
+few milliseconds, and the first sound then goes into an empty device buffer: an answer
+reaches the speaker sooner from standby than from a running stream. Meanwhile
+:meth:`pump` keeps the echo canceller's far-end reference continuous with silence, so its
+view of time does not jump when the stream rests.
 """
 
 from __future__ import annotations
@@ -63,6 +79,13 @@ _log = logging.getLogger(__name__)
 MODEL_RATE: Final = 24_000
 _PREFERRED_DEVICE_RATES: Final = (MODEL_RATE, 48_000)
 _DEFAULT_MAX_DEPTH_MS: Final = 120
+# How recently the capture must have pumped the reports for the callback to rely on it.
+# Two and a half capture blocks: a late hand-off or two do not make the callback post.
+_PUMP_FRESH_S: Final = 0.025
+
+
+_Report = tuple[int, int, int, bytes | None, int, float, float]
+"""A batch of played blocks, as :meth:`AudioPlayback._on_played` takes it."""
 
 
 class _PlayedBatch:
@@ -134,6 +157,8 @@ class AudioPlayback:
             and is reopened (generous: some sound servers take seconds to start one).
         max_effects_ms: the most effect audio that may wait to be played; more is dropped
             (a burst of earcons must not queue up sounds that play seconds late).
+        standby_after_ms: pause the stream after this long with nothing played or
+            queued (see the module docstring); ``None`` keeps it running.
 
     Attributes:
         underruns: times the queue ran dry in the middle of speech (more came within
@@ -143,6 +168,8 @@ class AudioPlayback:
         effects_dropped: :meth:`play_effect` calls dropped (speaker failing, or more than
             ``max_effects_ms`` of effects already waiting).
         blocks: callbacks handled on the loop.
+        loop_wakeups: times the callback woke the loop for its reports (the rest rode
+            along with the capture's hand-offs, see :meth:`pump`).
         last_start_latency_s: from the first chunk of an answer to the callback that
             started playing it.
         last_flush_to_silence_s: from :meth:`flush` to the first silent callback.
@@ -157,7 +184,7 @@ class AudioPlayback:
         *,
         device: str = "",
         echo_canceller: EchoCanceller | None = None,
-        start_threshold_ms: int = 20,
+        start_threshold_ms: int = 10,
         underrun_step_ms: int = 20,
         max_threshold_ms: int | None = None,
         drain_grace_ms: int = 150,
@@ -166,7 +193,10 @@ class AudioPlayback:
         samplerate: int | None = None,
         stall_timeout_s: float = 5.0,
         max_effects_ms: int = 3000,
+        standby_after_ms: int | None = None,
     ) -> None:
+        if standby_after_ms is not None and standby_after_ms < 0:
+            raise ValueError(f"standby_after_ms must not be negative (got {standby_after_ms})")
         if start_threshold_ms < 0 or drain_grace_ms < 0 or underrun_step_ms < 0:
             raise ValueError(
                 "start_threshold_ms, underrun_step_ms and drain_grace_ms must not be negative"
@@ -219,6 +249,13 @@ class AudioPlayback:
         self._effect_bytes_played = 0  # written by the callback
         self._effects_epoch = 0  # bumped by the loop to drop queued effects
         self._max_effects_s = max_effects_ms / 1000
+        # Reports of played blocks: appended by the callback, taken by the loop (pump()).
+        self._reports: collections.deque[_Report] = collections.deque()
+        self._pumped_at = 0.0  # when the capture last pumped them (written by the loop)
+        # Standby (loop state).
+        self._standby_after_s = None if standby_after_ms is None else standby_after_ms / 1000
+        self._busy_at = 0.0  # the last time something was queued or audible
+        self._reference_at = 0.0  # how far the echo canceller's reference reaches (pump)
         # Callback-thread state.
         self._batch = _PlayedBatch()
         self._blocks_per_report = max(1, 10 // block_ms)
@@ -239,6 +276,7 @@ class AudioPlayback:
         self._flushed_at = 0.0
         self.underruns = 0
         self.blocks = 0
+        self.loop_wakeups = 0
         self.last_start_latency_s = 0.0
         self.last_flush_to_silence_s = 0.0
         self.last_flush_to_dac_silence_s = 0.0
@@ -270,6 +308,33 @@ class AudioPlayback:
         return self._rate
 
     @property
+    def is_standby(self) -> bool:
+        """Whether the stream is paused for lack of anything to play (see the module doc)."""
+        return self._supervisor.is_paused
+
+    def pump(self) -> None:
+        """Handle the played blocks the callback reported since the last call (on the loop).
+
+        The capture calls this before each microphone block; the callback itself wakes the
+        loop for them only when nobody has pumped lately (see the module docstring).
+        """
+        now = time.perf_counter()
+        self._pumped_at = now
+        self._take_reports()
+        if self._supervisor.is_paused and self._echo is not None:
+            # The speaker rests: it plays silence, as far as the echo canceller is concerned.
+            frames = round((now - self._reference_at) * self._rate)
+            if frames > self._rate // 10:
+                # Not pumped for a while (the microphone rested too): the canceller is idle
+                # by now and only needs the reference to go on from here.
+                frames, self._reference_at = self._rate // 10, now
+            if frames > 0:
+                self._echo.process_render(None, self._rate, frames)
+                self._reference_at += frames / self._rate
+        else:
+            self._reference_at = now
+
+    @property
     def depth_ms(self) -> float:
         """The jitter buffer's current start depth (grows after underruns), in milliseconds."""
         return self._threshold_s * 1000
@@ -299,6 +364,7 @@ class AudioPlayback:
     async def start(self) -> None:
         """Open the speaker. Device trouble becomes events and retries, never an error."""
         self._loop = asyncio.get_running_loop()
+        self._busy_at = time.perf_counter()  # standby counts from here
         await self._supervisor.start()
 
     async def stop(self) -> None:
@@ -343,6 +409,7 @@ class AudioPlayback:
         if not self._playing:
             self._playing = True
             self._first_chunk_at = time.perf_counter()
+        self._wake()
         samples = self._resampler.process(np.frombuffer(data, dtype=np.int16))
         self._enqueue(samples.tobytes())
         if not self._released:
@@ -391,6 +458,7 @@ class AudioPlayback:
             return
         self._effect_bytes_queued += len(out)
         self._effects.append(memoryview(out))
+        self._wake()
 
     def end_of_turn(self) -> None:
         """Say that no more speech follows for now (the model's turn is complete).
@@ -562,7 +630,7 @@ class AudioPlayback:
     def _make_callback(self, generation: int) -> Callable[[Any, int, Any, Any], None]:
         loop = self._loop
         assert loop is not None
-        report = self._on_played
+        take_reports = self._take_reports
 
         def callback(outdata: Any, frames: int, time_info: Any, status: Any) -> None:
             # PortAudio's thread: copy queued speech, pad with silence, report. Never block.
@@ -605,10 +673,15 @@ class AudioPlayback:
                 batch.last_written > 0
             )
             if changed and batch.blocks:
-                self._post_batch(loop, report, generation, batch, time_info)
+                self._queue_batch(generation, batch, time_info)
             batch.add(outdata, written, frames, flush_generation, effect=effect)
             if changed or batch.blocks >= self._blocks_per_report:
-                self._post_batch(loop, report, generation, batch, time_info)
+                self._queue_batch(generation, batch, time_info)
+                # Wake the loop for them, unless the capture pumps them anyway.
+                if changed or time.perf_counter() - self._pumped_at > _PUMP_FRESH_S:
+                    self.loop_wakeups += 1  # written by this thread only
+                    with contextlib.suppress(RuntimeError):  # the loop closed: shutting down
+                        loop.call_soon_threadsafe(take_reports)
 
         return callback
 
@@ -649,28 +722,25 @@ class AudioPlayback:
         outdata[:needed] = block.astype(np.int16).tobytes()
         return True
 
-    @staticmethod
-    def _post_batch(
-        loop: asyncio.AbstractEventLoop,
-        report: Callable[..., None],
-        generation: int,
-        batch: _PlayedBatch,
-        time_info: Any,
-    ) -> None:
-        played = bytes(batch.data) if batch.audible else None
-        delay = float(time_info.outputBufferDacTime - time_info.currentTime)
-        with contextlib.suppress(RuntimeError):  # the loop closed: shutting down
-            loop.call_soon_threadsafe(
-                report,
+    def _queue_batch(self, generation: int, batch: _PlayedBatch, time_info: Any) -> None:
+        """Queue the batch's report for the loop and start a new batch (callback thread)."""
+        self._reports.append(
+            (
                 generation,
                 batch.flush_generation,
                 batch.written,
-                played,
+                bytes(batch.data) if batch.audible else None,
                 batch.frames,
-                delay,
+                float(time_info.outputBufferDacTime - time_info.currentTime),
                 time.perf_counter(),
             )
+        )
         batch.clear()
+
+    def _take_reports(self) -> None:
+        reports = self._reports
+        while reports:
+            self._on_played(*reports.popleft())
 
     def _on_played(
         self,
@@ -686,6 +756,14 @@ class AudioPlayback:
             return
         self._supervisor.alive(generation)
         self.blocks += 1
+        if played is not None:
+            self._busy_at = stamp
+        elif (
+            self._standby_after_s is not None
+            and stamp - self._busy_at >= self._standby_after_s
+            and self._may_rest()
+        ):
+            self._supervisor.pause()
         if dac_delay > 0:
             self.output_latency_s = dac_delay
         if self._echo is not None:
@@ -721,6 +799,15 @@ class AudioPlayback:
                 self._enqueue(tail.tobytes())
                 return
             self._schedule_drain()
+
+    def _wake(self) -> None:
+        """Something is about to play: start the stream if it rests."""
+        self._busy_at = time.perf_counter()
+        self._supervisor.resume()
+
+    def _may_rest(self) -> bool:
+        """Whether nothing needs the stream running: no speech and no effects waiting."""
+        return not self._playing and self._effect_bytes_queued <= self._effect_bytes_played
 
     def _report_level(self, dbfs: float) -> None:
         self._bus.emit(AudioLevel("output", dbfs))

@@ -10,7 +10,10 @@ server restarting). The capture and the playback each own a :class:`StreamSuperv
   stops delivering callbacks as a failure: emits :class:`~.events.StreamError`, closes it and
   reopens it with backoff until it runs, then emits :class:`~.events.StreamRecovered`;
 * moves the stream to another device when the settings change (:meth:`switch_device`):
-  closes it and opens it on the new one, then emits :class:`~.events.DeviceSwitched`.
+  closes it and opens it on the new one, then emits :class:`~.events.DeviceSwitched`;
+* pauses the stream when its owner has nothing for it to do (:meth:`pause`, :meth:`resume`):
+  the stream stays open on its device but PortAudio stops calling back, which costs nothing,
+  and starting it again takes a few milliseconds. A paused stream is not watched for stalls.
 
 Nothing here raises into the app: a device that cannot be opened is an event and a retry.
 """
@@ -53,6 +56,9 @@ class PortAudioStream(Protocol):
 
     def abort(self) -> None:
         """Stop at once, dropping pending buffers."""
+
+    def start(self) -> None:
+        """Start (again) calling back."""
 
     def close(self) -> None:
         """Release the stream."""
@@ -111,6 +117,13 @@ class StreamSupervisor:
         self._last_alive = 0.0
         self._failure = asyncio.Event()
         self._failure_reason = ""
+        # Set by anything the supervising task must act on: a failure, a switch, a pause or
+        # resume request. Kept apart from _failure, which also means "not running".
+        self._wake = asyncio.Event()
+        self._pause_wanted = False
+        self._paused = False
+        self._stopping_for_pause = False
+        self._pausing: asyncio.Future[None] | None = None
         self._recovering = False
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
@@ -143,6 +156,11 @@ class StreamSupervisor:
         return self._stream is not None and not self._failure.is_set()
 
     @property
+    def is_paused(self) -> bool:
+        """Whether the stream is open but stopped (see :meth:`pause`) and not resuming."""
+        return self._paused and self._pause_wanted
+
+    @property
     def is_down(self) -> bool:
         """Whether it was started and has no working stream now (failed, reopening)."""
         return self._task is not None and not self.is_running
@@ -154,6 +172,7 @@ class StreamSupervisor:
         self._loop = asyncio.get_running_loop()
         self._stopping = False
         self._failure = asyncio.Event()
+        self._wake = asyncio.Event()
         opened = await self._open()
         self._task = asyncio.create_task(self._supervise(opened), name=f"audio-{self._direction}")
         if opened and self._opened_name != self._device_name:
@@ -176,7 +195,25 @@ class StreamSupervisor:
 
     def _request_switch(self) -> None:
         self._switch_requested = True
-        self._failure.set()  # wakes the supervising task
+        self._failure.set()
+        self._wake.set()
+
+    def pause(self) -> None:
+        """Stop the stream's callbacks, keeping it open; :meth:`resume` starts it again.
+
+        Returns at once; the supervising task stops the stream in a worker thread. While
+        paused the stall watchdog rests and PortAudio's finished callback is expected, not a
+        failure. A stream reopened meanwhile (a failure, a device switch) starts running.
+        """
+        if not self._pause_wanted:
+            self._pause_wanted = True
+            self._wake.set()
+
+    def resume(self) -> None:
+        """Start a paused stream again (a few milliseconds); nothing if it runs."""
+        if self._pause_wanted:
+            self._pause_wanted = False
+            self._wake.set()
 
     async def stop(self) -> None:
         """Stop supervising and close the stream."""
@@ -220,10 +257,16 @@ class StreamSupervisor:
             return
         self._failure_reason = reason
         self._failure.set()
+        self._wake.set()
 
     def _on_finished(self, generation: int) -> None:
-        if generation == self._generation and not self._stopping:
-            self.report_failure("the audio device stopped the stream")
+        # Stopping a stream for a pause ends it too. PortAudio calls back before abort()
+        # returns, so this runs on the loop while _stopping_for_pause is still set.
+        if generation != self._generation or self._stopping or self._stopping_for_pause:
+            return
+        if self._paused:
+            return
+        self.report_failure("the audio device stopped the stream")
 
     async def _open(self) -> bool:
         generation = self._generation + 1
@@ -248,6 +291,7 @@ class StreamSupervisor:
         self._last_fallback_reason = choice.fallback_reason
         self._stream = stream
         self._device = choice.device
+        self._paused = False  # the opener starts the stream
         self._last_alive = time.monotonic()
         self._failure = asyncio.Event()
         if self._on_running is not None:
@@ -280,6 +324,10 @@ class StreamSupervisor:
         self._device = None
         if stream is None:
             return
+        pausing, self._pausing = self._pausing, None
+        if pausing is not None and not pausing.done():
+            with contextlib.suppress(sd.PortAudioError, TimeoutError):
+                await asyncio.wait_for(asyncio.shield(pausing), _CLOSE_TIMEOUT_S)
         try:
             await asyncio.wait_for(asyncio.to_thread(_close_quietly, stream), _CLOSE_TIMEOUT_S)
         except TimeoutError:
@@ -295,15 +343,19 @@ class StreamSupervisor:
                 opened = await self._open()
                 continue
             attempt = 0
-            try:
-                await asyncio.wait_for(self._failure.wait(), timeout=0.25)
-            except TimeoutError:
-                stream = self._stream
-                if stream is not None and not stream.active:
-                    self.report_failure("the audio stream is no longer active")
-                elif time.monotonic() - self._last_alive > self._stall_timeout_s:
-                    self.report_failure(f"no audio from the device for {self._stall_timeout_s:g} s")
-                continue
+            if not self._failure.is_set():
+                if self._pause_wanted != self._paused:
+                    await self._apply_pause()
+                    continue
+                try:
+                    await asyncio.wait_for(self._wake.wait(), timeout=0.25)
+                except TimeoutError:
+                    self._watch()
+                    continue
+                finally:
+                    self._wake.clear()
+                if not self._failure.is_set():
+                    continue  # a pause or resume request: applied at the top
             if self._switch_requested:
                 opened = await self._switch()
                 continue
@@ -320,6 +372,43 @@ class StreamSupervisor:
             self._generation += 1
             await self._close()
             opened = False
+
+    def _watch(self) -> None:
+        """The stall watchdog: a running stream must be active and calling back."""
+        stream = self._stream
+        if stream is None or self._paused:
+            return
+        if not stream.active:
+            self.report_failure("the audio stream is no longer active")
+        elif time.monotonic() - self._last_alive > self._stall_timeout_s:
+            self.report_failure(f"no audio from the device for {self._stall_timeout_s:g} s")
+
+    async def _apply_pause(self) -> None:
+        """Stop or start the stream as :meth:`pause` / :meth:`resume` asked."""
+        stream = self._stream
+        pause = self._pause_wanted
+        if stream is None:
+            self._paused = pause  # nothing open; the next open starts running anyway
+            return
+        self._stopping_for_pause = pause
+        # Not cancelled with the task: stop() waits for it before it closes the stream, so
+        # two PortAudio calls never run on one stream at once.
+        self._pausing = asyncio.ensure_future(
+            asyncio.to_thread(stream.abort if pause else stream.start)
+        )
+        try:
+            await asyncio.shield(self._pausing)
+        except sd.PortAudioError as exc:
+            if pause:
+                _log.debug("ignoring %s while pausing the %s stream", exc, self._direction)
+            else:
+                self.report_failure(f"the audio stream would not start again: {exc}")
+                return
+        finally:
+            self._stopping_for_pause = False
+        self._paused = pause
+        self._last_alive = time.monotonic()
+        _log.debug("%s stream %s", self._direction, "paused" if pause else "resumed")
 
     async def _switch(self) -> bool:
         self._switch_requested = False

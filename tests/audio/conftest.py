@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -82,6 +82,20 @@ class EventLog:
             return self.of(event_type)[count - 1]
 
         return await asyncio.wait_for(wait(), within)
+
+
+async def until(condition: Callable[[], bool], *, within: float = 5.0) -> None:
+    """Wait until ``condition()`` holds, checking every 10 ms; fail after ``within`` s.
+
+    For states that have no event of their own (a stream resting, a counter reaching a
+    value): the wait ends as soon as the state is there, and fails loudly if it never comes.
+    """
+
+    async def poll() -> None:
+        while not condition():  # noqa: ASYNC110 - a state without an event, polled
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), within)
 
 
 @pytest.fixture

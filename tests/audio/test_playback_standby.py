@@ -1,0 +1,156 @@
+"""The speaker's standby and the reports that ride along with the microphone's hand-offs.
+
+Real PortAudio against the private PulseAudio: the stream really stops calling back while it
+rests, and what is played after waking really reaches the virtual speaker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from sammy_desktop.audio import (
+    MODEL_RATE,
+    AudioEngine,
+    AudioPlayback,
+    PlaybackDrained,
+    PlaybackStarted,
+    StreamError,
+)
+from sammy_desktop.eventbus import EventBus
+from tests.audio.conftest import EventLog, until
+from tests.audio.signals import best_lag, tone
+from tests.audio.virtual_devices import MonitorRecorder
+
+pytestmark = [pytest.mark.audio, pytest.mark.usefixtures("running_sinks")]
+
+
+def resting(playback: AudioPlayback) -> bool:
+    # A call, so mypy does not carry a narrowed property value across awaits.
+    return playback.is_standby
+
+
+async def test_an_idle_speaker_rests_and_plays_at_once_when_woken(
+    bus: EventBus, events: EventLog
+) -> None:
+    playback = AudioPlayback(bus, standby_after_ms=200)
+    recorder = MonitorRecorder(MODEL_RATE)
+    await playback.start()
+    await recorder.start()
+    try:
+        await until(lambda: playback.is_standby)
+        resting_blocks = playback.blocks
+        # Resting: no callbacks (the stall watchdog rests too: tests/audio/test_supervisor.py).
+        await asyncio.sleep(0.3)
+        assert playback.blocks == resting_blocks
+        assert resting(playback)
+        assert playback.is_running
+
+        beep = tone(660.0, 0.4, rate=MODEL_RATE)
+        playback.play(beep.tobytes())
+        playback.end_of_turn()
+        await events.wait_for(PlaybackStarted)
+        assert not resting(playback)
+        assert not (await events.wait_for(PlaybackDrained)).interrupted
+        await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 5, within=5)
+        # Then it rests again.
+        await until(lambda: playback.is_standby)
+    finally:
+        recording = await recorder.stop()
+        await playback.stop()
+    _lag, correlation = best_lag(recording, beep)
+    assert correlation > 0.9, f"the woken speaker played something else (r={correlation:.3f})"
+    assert events.of(StreamError) == []
+
+
+async def test_an_effect_wakes_the_resting_speaker(bus: EventBus, events: EventLog) -> None:
+    playback = AudioPlayback(bus, standby_after_ms=100)
+    recorder = MonitorRecorder(MODEL_RATE)
+    await playback.start()
+    await recorder.start()
+    try:
+        await until(lambda: playback.is_standby)
+        chime = tone(880.0, 0.3, rate=MODEL_RATE)
+        playback.play_effect(chime.tobytes())
+        assert not playback.is_playing  # an effect is not the assistant speaking
+        await until(lambda: playback.effects_buffered_ms == 0 and not playback.is_standby)
+        await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 2, within=5)
+        await until(lambda: playback.is_standby)
+    finally:
+        recording = await recorder.stop()
+        await playback.stop()
+    _lag, correlation = best_lag(recording, chime)
+    assert correlation > 0.9, f"the effect did not play after waking (r={correlation:.3f})"
+    assert events.of(StreamError) == []
+    assert events.of(PlaybackStarted) == []
+
+
+async def test_the_echo_reference_goes_on_while_the_speaker_rests(
+    bus: EventBus, events: EventLog
+) -> None:
+    engine = AudioEngine(bus, echo_cancellation=True, hands_free=True)
+    engine.set_consumer(lambda _block: None)
+    await engine.start()
+    try:
+        engine.play(tone(440.0, 0.3, rate=MODEL_RATE).tobytes())
+        engine.end_of_turn()
+        await events.wait_for(PlaybackDrained)
+        await until(lambda: engine.playback.is_standby)
+        canceller = engine.echo_canceller
+        render0, capture0 = canceller.render_frames, canceller.frames_processed
+        await until(lambda: canceller.frames_processed >= capture0 + 40)
+        render, capture = canceller.render_frames - render0, canceller.frames_processed - capture0
+        assert engine.playback.is_standby
+    finally:
+        await engine.stop()
+    # One 10 ms frame of silent reference per 10 ms of microphone, give or take a frame or
+    # two of hand-off jitter: the canceller's time runs on while nothing is played.
+    assert abs(render - capture) <= 3, f"{render} reference frames for {capture} mic frames"
+
+
+async def test_speaker_reports_ride_along_with_a_live_microphone(
+    bus: EventBus, events: EventLog, far_speech_24k: np.ndarray
+) -> None:
+    # Hands-free: the microphone hands a block to the loop every 10 ms, and pumps the
+    # speaker's reports first; the speaker's callback then hardly wakes the loop itself.
+    engine = AudioEngine(bus, echo_cancellation=True, hands_free=True)
+    engine.set_consumer(lambda _block: None)
+    await engine.start()
+    try:
+        await until(lambda: engine.capture.blocks > 20)
+        speech = far_speech_24k[: MODEL_RATE * 2]
+        engine.play(speech.tobytes())
+        engine.end_of_turn()
+        await events.wait_for(PlaybackStarted)
+        blocks0, wakeups0 = engine.playback.blocks, engine.playback.loop_wakeups
+        await events.wait_for(PlaybackDrained, within=10)
+        reports = engine.playback.blocks - blocks0
+        wakeups = engine.playback.loop_wakeups - wakeups0
+    finally:
+        await engine.stop()
+    assert reports > 100  # two seconds of 10 ms reports
+    assert wakeups < reports / 4, f"{wakeups} loop wake-ups for {reports} reports"
+    # The echo canceller got the reference all along: it was not idle while speech played.
+    assert engine.echo_canceller.frames_processed > 150
+
+
+async def test_without_a_live_microphone_the_speaker_reports_itself(
+    bus: EventBus, events: EventLog, short_speech_24k: np.ndarray
+) -> None:
+    playback = AudioPlayback(bus)
+    await playback.start()
+    try:
+        playback.play(short_speech_24k.tobytes())
+        playback.end_of_turn()
+        await events.wait_for(PlaybackStarted)
+        blocks0, wakeups0 = playback.blocks, playback.loop_wakeups
+        await events.wait_for(PlaybackDrained, within=10)
+        reports = playback.blocks - blocks0
+        wakeups = playback.loop_wakeups - wakeups0
+    finally:
+        await playback.stop()
+    assert reports > 50
+    # Every report woke the loop (nobody else pumps), but for the few a change sent in pairs.
+    assert wakeups >= reports * 0.9, f"{wakeups} loop wake-ups for {reports} reports"

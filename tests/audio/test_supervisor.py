@@ -1,0 +1,133 @@
+"""StreamSupervisor's pause and resume, with a hand-written stream (timing under control).
+
+The real-device side (a paused PortAudio stream really stops calling back, and plays again
+when started) is in tests/audio/test_playback_standby.py; here the watchdog's rules are
+checked with a stream whose callbacks the test decides.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+import sounddevice as sd
+
+from sammy_desktop.audio import AudioDevice, DeviceChoice, StreamError, StreamRecovered
+from sammy_desktop.audio import supervisor as supervisor_module
+from sammy_desktop.audio.supervisor import StreamSupervisor
+from sammy_desktop.eventbus import EventBus
+from tests.audio.conftest import EventLog, until
+
+DEVICE = AudioDevice(
+    index=0,
+    name="Fake Speaker",
+    host_api="fake",
+    default_samplerate=24000.0,
+    max_input_channels=0,
+    max_output_channels=2,
+    is_default_input=False,
+    is_default_output=True,
+)
+
+
+class FakeStream:
+    """Calls ``finished`` when stopped, as PortAudio does; counts starts and aborts."""
+
+    def __init__(self, finished: Callable[[], None]) -> None:
+        self._finished = finished
+        self.active = True
+        self.starts = 0
+        self.aborts = 0
+        self.closed = False
+
+    def start(self) -> None:
+        self.starts += 1
+        self.active = True
+
+    def abort(self) -> None:
+        self.aborts += 1
+        if self.active:
+            self.active = False
+            self._finished()
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.fixture
+def fake_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    # resolve_device asks PortAudio; the fake stream needs no device list.
+    monkeypatch.setattr(
+        supervisor_module, "resolve_device", lambda _name, _direction: DeviceChoice(DEVICE, "")
+    )
+
+
+@pytest.mark.usefixtures("fake_device")
+async def test_a_paused_stream_is_not_a_stalled_one_and_the_watchdog_wakes_with_it(
+    bus: EventBus, events: EventLog
+) -> None:
+    streams: list[FakeStream] = []
+
+    def opener(_device: AudioDevice, _generation: int, finished: Callable[[], None]) -> FakeStream:
+        streams.append(FakeStream(finished))
+        return streams[-1]
+
+    supervisor = StreamSupervisor(bus, "output", "", opener, stall_timeout_s=0.3)
+    await supervisor.start()
+    try:
+        supervisor.pause()
+        await until(lambda: supervisor.is_paused)
+        assert streams[0].aborts == 1
+        # Three stall timeouts without a callback, and PortAudio's finished callback came:
+        # neither is a failure while paused.
+        await asyncio.sleep(1.0)
+        assert events.of(StreamError) == []
+        assert supervisor.is_running
+        assert len(streams) == 1
+
+        supervisor.resume()
+        assert not supervisor.is_paused  # resuming counts as running at once
+        await until(lambda: streams[0].starts == 1)
+        # Running again and silent: the watchdog is back on duty.
+        error = await events.wait_for(StreamError, within=3)
+        assert "no audio from the device" in error.reason
+        await until(lambda: len(streams) == 2)
+        supervisor.alive(supervisor.generation)
+        await events.wait_for(StreamRecovered)
+    finally:
+        await supervisor.stop()
+    assert all(stream.closed for stream in streams)
+
+
+@pytest.mark.usefixtures("fake_device")
+async def test_a_stream_that_will_not_start_again_is_reopened(
+    bus: EventBus, events: EventLog
+) -> None:
+    streams: list[FakeStream] = []
+
+    def opener(_device: AudioDevice, _generation: int, finished: Callable[[], None]) -> FakeStream:
+        stream = FakeStream(finished)
+        if not streams:
+
+            def refuse() -> None:
+                raise sd.PortAudioError("Unanticipated host error")
+
+            stream.start = refuse  # type: ignore[method-assign]
+        streams.append(stream)
+        return stream
+
+    supervisor = StreamSupervisor(bus, "output", "", opener, stall_timeout_s=30)
+    await supervisor.start()
+    try:
+        supervisor.pause()
+        await until(lambda: supervisor.is_paused)
+        supervisor.resume()
+        error = await events.wait_for(StreamError, within=3)
+        assert "would not start again" in error.reason
+        await until(lambda: len(streams) == 2)
+        supervisor.alive(supervisor.generation)
+        await events.wait_for(StreamRecovered)
+        assert not supervisor.is_paused
+    finally:
+        await supervisor.stop()
