@@ -614,9 +614,11 @@ class MainWindow(QMainWindow):
             return
         self._talking = False
         self._talk_pending = False
-        self._sound("listen_stop")
+        # The end of the turn goes out first: the earcon and the new look can wait a moment,
+        # the model's answer waits for activityEnd.
         if self._controls is not None:
             self._controls.end_talk()
+        self._sound("listen_stop")
         self._show_talk_look()
         self._update_hint()
 
