@@ -212,11 +212,11 @@ def trim_icu_library(library: Path, work: Path, dropped_patterns: Iterable[str])
         The bytes saved.
 
     Raises:
-        IcuDataError: The library is not an ICU data library, or no C compiler is installed.
+        IcuDataError: The library is not an ICU data library, or binutils are missing.
     """
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        raise IcuDataError("no C compiler (cc) to link the smaller ICU data library with")
+    assembler, linker = shutil.which("as"), shutil.which("ld")
+    if assembler is None or linker is None:
+        raise IcuDataError("binutils (as, ld) are needed to link the smaller ICU data library")
     symbol, package = read_icu_library(library)
     smaller = package.without(dropped_by(dropped_patterns))
     work.mkdir(parents=True, exist_ok=True)
@@ -235,17 +235,21 @@ def trim_icu_library(library: Path, work: Path, dropped_patterns: Iterable[str])
         encoding="ascii",
     )
     output = work / library.name
+    objects = work / "icudata.o"
+    # Plain assembly (no preprocessor lines), so binutils alone builds it: no C compiler.
+    subprocess.run([assembler, "-o", str(objects), str(assembly)], check=True, cwd=work)
     subprocess.run(
         [
-            compiler,
+            linker,
             "-shared",
-            "-nostdlib",
-            f"-Wl,-soname,{_soname(library)}",
-            "-Wl,-z,noexecstack",
-            "-Wl,--strip-all",
+            "-soname",
+            _soname(library),
+            "-z",
+            "noexecstack",
+            "--strip-all",
             "-o",
             str(output),
-            str(assembly),
+            str(objects),
         ],
         check=True,
         cwd=work,
