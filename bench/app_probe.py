@@ -4,7 +4,10 @@
 
 * An event-loop lag probe: a task on the app's qasync loop wakes every 10 ms and records
   how late it woke (``time.monotonic()`` stamp, lag in seconds). At exit the samples go to
-  the JSON file named by ``SAMMY_BENCH_LAG_FILE``; the runner slices them by time.
+  the JSON file named by ``SAMMY_BENCH_LAG_FILE``; the runner slices them by time. The
+  probe only runs while the file ``SAMMY_BENCH_LAG_FILE`` + ``.on`` exists (it looks twice
+  a second): a hundred wake-ups a second are the probe's own load, and would be counted
+  as the app's when the runner measures the idle app's CPU.
 * ``benchSlowTool``: a tool that takes two seconds waiting on something slow (a blocking
   call on a worker thread, like a slow lookup), registered beside the desktop pack; the
   ``probe`` simulator calls it during an answer to show it does not make the loop lag.
@@ -31,6 +34,7 @@ import sammy_desktop.tools.desktop as desktop_tools_module
 from sammy_desktop.tools import ToolCategory, ToolContext, ToolDefinition, tool
 
 PROBE_PERIOD_S = 0.010
+PROBE_IDLE_CHECK_S = 0.5
 SLOW_TOOL_S = 2.0
 
 
@@ -58,12 +62,19 @@ def install() -> None:
     original_tools = desktop_tools_module.desktop_tools
     samples: list[tuple[float, float]] = []
 
+    out = os.environ.get("SAMMY_BENCH_LAG_FILE")
+    switch = Path(out + ".on") if out else None
+
     async def probe() -> None:
         while True:
-            before = time.monotonic()
-            await asyncio.sleep(PROBE_PERIOD_S)
-            after = time.monotonic()
-            samples.append((after, after - before - PROBE_PERIOD_S))
+            if switch is None or not switch.exists():
+                await asyncio.sleep(PROBE_IDLE_CHECK_S)
+                continue
+            for _ in range(50):  # then look at the switch again
+                before = time.monotonic()
+                await asyncio.sleep(PROBE_PERIOD_S)
+                after = time.monotonic()
+                samples.append((after, after - before - PROBE_PERIOD_S))
 
     async def run_app_with_probe(*args: Any, **kwargs: Any) -> int:
         task = asyncio.get_running_loop().create_task(probe(), name="bench-loop-lag-probe")
@@ -73,7 +84,6 @@ def install() -> None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            out = os.environ.get("SAMMY_BENCH_LAG_FILE")
             if out:
                 # The app has shut down: nothing else waits on this loop any more.
                 Path(out).write_text(json.dumps(samples))  # noqa: ASYNC240

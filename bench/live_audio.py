@@ -475,8 +475,9 @@ def app_resources(workdir: Path, *, idle_s: float, streaming_rounds: int) -> Res
             startup = app.wait_for(WINDOW_SHOWN) - app.started_at
             rss["startup"] = app.rss_mb()
             time.sleep(1.0)  # let start-up work (first paint, connection) settle
-            idle = _cpu_pct(app, idle_s)
+            idle = _cpu_pct(app, idle_s)  # without the lag probe: see bench/app_probe.py
             rss["idle"] = app.rss_mb()
+            Path(f"{lag_file}.on").touch()
             for turn in range(streaming_rounds + 1):
                 kind = "slow" if turn == streaming_rounds else "streaming"
                 mark = app.count()
