@@ -37,14 +37,15 @@ the callback stops waking the loop for steady-state reports: one wake-up per 10 
 directions instead of two.
 
 Standby (``standby_after_ms``): an output stream that plays silence still costs a few
-percent of a core (PortAudio's thread and the sound server's wake up every period), and it
-keeps the device buffer full of silence that every new sound has to queue behind (about
-17 ms on PulseAudio). So once nothing has been queued or audible for that long, the stream
-is paused (kept open, no callbacks); :meth:`play` and :meth:`play_effect` start it again in a
-few milliseconds, and the first sound then goes into an empty device buffer: an answer
-reaches the speaker sooner from standby than from a running stream. Meanwhile
-:meth:`pump` keeps the echo canceller's far-end reference continuous with silence, so its
-view of time does not jump when the stream rests.
+percent of a core (PortAudio's thread and the sound server's wake up every period). So once
+nothing has been queued or audible for that long, the stream is paused (kept open, no
+callbacks); :meth:`play` and :meth:`play_effect` start it again in a few milliseconds. A
+started stream's device buffer is empty, and PortAudio fills it from the callback in one
+burst; the callback answers that burst with silence, so the speech that follows sits behind
+the same device buffer of silence as on a running stream: same latency, and the same cushion
+when the model's audio arrives no faster than it plays (taking the burst from the queue would
+run it dry that much early: a gap). Meanwhile :meth:`pump` keeps the echo canceller's
+far-end reference continuous with silence, so its view of time does not jump.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ import asyncio
 import collections
 import contextlib
 import logging
+import math
 import time
 from collections.abc import Callable
 from typing import Any, Final
@@ -185,7 +187,7 @@ class AudioPlayback:
         device: str = "",
         echo_canceller: EchoCanceller | None = None,
         start_threshold_ms: int = 10,
-        underrun_step_ms: int = 20,
+        underrun_step_ms: int = 10,
         max_threshold_ms: int | None = None,
         drain_grace_ms: int = 150,
         block_ms: int = 5,
@@ -256,6 +258,12 @@ class AudioPlayback:
         self._standby_after_s = None if standby_after_ms is None else standby_after_ms / 1000
         self._busy_at = 0.0  # the last time something was queued or audible
         self._reference_at = 0.0  # how far the echo canceller's reference reaches (pump)
+        # Silence to prime a resumed stream with: requested by the loop (count, then the
+        # request number), taken by the callback (the number it has seen, what is left).
+        self._prime_blocks = 0
+        self._prime_request = 0
+        self._prime_seen = 0
+        self._prime_left = 0
         # Callback-thread state.
         self._batch = _PlayedBatch()
         self._blocks_per_report = max(1, 10 // block_ms)
@@ -639,7 +647,12 @@ class AudioPlayback:
             needed = frames * 2
             written = 0
             flush_generation = self._flush_generation
-            if self._released:
+            if self._prime_request != self._prime_seen:
+                self._prime_seen = self._prime_request
+                self._prime_left = self._prime_blocks
+            if self._prime_left > 0:
+                self._prime_left -= 1  # priming a resumed stream: silence, queue untouched
+            elif self._released:
                 while written < needed:
                     current = self._current
                     if current is None or self._current_generation != flush_generation:
@@ -803,6 +816,12 @@ class AudioPlayback:
     def _wake(self) -> None:
         """Something is about to play: start the stream if it rests."""
         self._busy_at = time.perf_counter()
+        if self._supervisor.is_paused:
+            # The device buffer is empty now, and PortAudio fills it from the callback at
+            # once: that much silence first, as a running stream has queued (see the module
+            # docstring).
+            self._prime_blocks = max(1, math.ceil(self.output_latency_s * 1000 / self._block_ms))
+            self._prime_request += 1
         self._supervisor.resume()
 
     def _may_rest(self) -> bool:

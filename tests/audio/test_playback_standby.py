@@ -154,3 +154,34 @@ async def test_without_a_live_microphone_the_speaker_reports_itself(
     assert reports > 50
     # Every report woke the loop (nobody else pumps), but for the few a change sent in pairs.
     assert wakeups >= reports * 0.9, f"{wakeups} loop wake-ups for {reports} reports"
+
+
+async def test_answers_arriving_in_real_time_after_standby_play_without_gaps(
+    bus: EventBus, events: EventLog
+) -> None:
+    # The simulator (and a slow connection) deliver speech no faster than it plays. A stream
+    # started from standby is primed with silence, as a running stream's device buffer is;
+    # taking that first burst from the queue instead would leave a gap before every second
+    # chunk (one underrun per answer).
+    playback = AudioPlayback(bus, standby_after_ms=50)
+    await playback.start()
+    loop = asyncio.get_running_loop()
+    chunk_ms = 100
+    speech = tone(330.0, 0.8, rate=MODEL_RATE)
+    step = MODEL_RATE * chunk_ms // 1000
+    try:
+        for answer in range(4):
+            await until(lambda: playback.is_standby)
+            began = loop.time()
+            for index in range(0, len(speech), step):
+                playback.play(speech[index : index + step].tobytes())
+                # A producer's pace, by the clock (absolute, so delays do not add up).
+                next_chunk = began + (index // step + 1) * chunk_ms / 1000
+                await asyncio.sleep(max(0.0, next_chunk - loop.time()))
+            playback.end_of_turn()
+            await events.wait_for(PlaybackDrained, count=answer + 1)
+    finally:
+        await playback.stop()
+    # One hiccup of a busy machine is forgiven; a gap per answer is not.
+    assert playback.underruns <= 1, f"{playback.underruns} gaps in 4 answers"
+    assert playback.device_underflows <= 1
