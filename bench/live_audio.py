@@ -453,6 +453,10 @@ class ResourceResult:
     cpu_slow_tool_pct: float
 
 
+PROBE_SWITCH_S = 0.6
+STARTUP_SETTLE_S = 3.0
+
+
 def _cpu_pct(app: LineProcess, seconds: float) -> float:
     cpu0, wall0 = app.cpu_seconds(), time.monotonic()
     time.sleep(seconds)
@@ -474,26 +478,42 @@ def app_resources(workdir: Path, *, idle_s: float, streaming_rounds: int) -> Res
         ):
             startup = app.wait_for(WINDOW_SHOWN) - app.started_at
             rss["startup"] = app.rss_mb()
-            time.sleep(1.0)  # let start-up work (first paint, connection) settle
+            # Let start-up settle: first paint, the connection, and the sound server starting
+            # the new streams (PortAudio's ALSA capture busy-waits, a core at 100 %, until
+            # PulseAudio delivers its first fragment: up to a second and a half here).
+            time.sleep(STARTUP_SETTLE_S)
             idle = _cpu_pct(app, idle_s)  # without the lag probe: see bench/app_probe.py
             rss["idle"] = app.rss_mb()
-            Path(f"{lag_file}.on").touch()
+            probe_switch = Path(f"{lag_file}.on")
             for turn in range(streaming_rounds + 1):
                 kind = "slow" if turn == streaming_rounds else "streaming"
+                # The lag probe's 100 wake-ups a second are the benchmark's load: it runs in
+                # every other plain turn (and the slow one) for the lag rows; the CPU rows
+                # come from the turns without it.
+                probing = kind == "slow" or turn % 2 == 0
+                if probing != probe_switch.exists():
+                    if probing:
+                        probe_switch.touch()
+                    else:
+                        probe_switch.unlink()
+                    time.sleep(PROBE_SWITCH_S)  # the probe looks at its switch twice a second
                 mark = app.count()
                 keyboard.press()
                 app.wait_for(TALK_PRESSED, after=mark)
                 cpu0, wall0 = app.cpu_seconds(), time.monotonic()
                 play_into_mic(speech)
-                cpu["listening"].append(
-                    (app.cpu_seconds() - cpu0) / (time.monotonic() - wall0) * 100
-                )
+                if not probing:
+                    cpu["listening"].append(
+                        (app.cpu_seconds() - cpu0) / (time.monotonic() - wall0) * 100
+                    )
                 rss["listening"] = app.rss_mb()
                 keyboard.release()
                 cpu0, wall0 = app.cpu_seconds(), time.monotonic()
                 end = app.wait_for(ANSWER_PLAYED, after=mark)
-                cpu[kind].append((app.cpu_seconds() - cpu0) / (time.monotonic() - wall0) * 100)
-                windows[kind].append((wall0, end))
+                if not probing or kind == "slow":
+                    cpu[kind].append((app.cpu_seconds() - cpu0) / (time.monotonic() - wall0) * 100)
+                if probing:
+                    windows[kind].append((wall0, end))
                 rss["streaming"] = app.rss_mb()
                 time.sleep(0.3)
     finally:

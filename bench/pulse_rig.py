@@ -7,6 +7,14 @@ from each monitor, loaded with ``pactl`` for the measurement and unloaded afterw
 recording of that sink's monitor needs no clock alignment: the distance between an onset
 on the left and its echo on the right is the latency (both loopbacks add the same delay).
 
+The rig also keeps the two virtual sinks awake with a stream of digital silence at 10 ms
+latency, as the audio tests do (tests/audio/virtual_devices.py): a PulseAudio null sink with
+no playing stream sleeps for its longest latency and applies a new stream's latency only at
+its next scheduled wake-up, so a stream that starts on an idle null sink waits up to a
+second before it is played. Hardware sinks (and PipeWire) start a new stream at once; the
+app's speaker rests between answers (sammy_desktop/audio/playback.py), and without the
+keep-alive the benchmark would measure the virtual sink's wake-up, not the app.
+
 Also here: push-to-talk through the X server's XTest extension (a key press in the focused
 window, as from a keyboard, without spawning a process per key), and onset detection.
 """
@@ -45,6 +53,7 @@ class StereoRig:
     def __init__(self, loopback_latency_ms: int = 5) -> None:
         self._latency = loopback_latency_ms
         self._modules: list[str] = []
+        self._keep_alive: list[subprocess.Popen[bytes]] = []
 
     def __enter__(self) -> StereoRig:
         try:
@@ -75,6 +84,8 @@ class StereoRig:
                     "sink_dont_move=true",
                     "adjust_time=0",
                 )
+            for sink in (MIC_FEED, SPEAKER):
+                self._keep_alive.append(silence_into(sink))
         except BaseException:
             self.close()
             raise
@@ -84,7 +95,13 @@ class StereoRig:
         self._modules.append(pactl("load-module", *args))
 
     def close(self) -> None:
-        """Unload every module this rig loaded, newest first."""
+        """Stop the keep-alive streams; unload every module this rig loaded, newest first."""
+        for process in self._keep_alive:
+            process.terminate()
+        for process in self._keep_alive:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(10)
+        self._keep_alive.clear()
         while self._modules:
             module = self._modules.pop()
             with contextlib.suppress(subprocess.SubprocessError):
@@ -150,6 +167,23 @@ class StereoRig:
                 wav.setframerate(RIG_RATE)
                 data = b"".join(chunks)
                 wav.writeframes(data[: len(data) // 4 * 4])
+
+
+def silence_into(sink: str) -> subprocess.Popen[bytes]:
+    """Play digital silence into ``sink`` at 10 ms latency until terminated (see the module doc)."""
+    with Path("/dev/zero").open("rb") as zeros:
+        return subprocess.Popen(
+            [
+                "pacat",
+                "--playback",
+                f"--device={sink}",
+                "--latency-msec=10",
+                f"--rate={RIG_RATE}",
+                "--channels=2",
+                "--format=s16le",
+            ],
+            stdin=zeros,
+        )
 
 
 @contextlib.contextmanager
