@@ -43,6 +43,7 @@ from bench.pulse_rig import (
     play_into_mic,
     pulse_loopback,
     read_stereo,
+    sinks_kept_awake,
     write_wav,
 )
 from sammy_desktop.config import AppPaths, Settings
@@ -473,6 +474,8 @@ def app_resources(workdir: Path, *, idle_s: float, streaming_rounds: int) -> Res
     rss: dict[str, float] = {}
     try:
         with (
+            # The speaker as a hardware sink behaves (see bench/pulse_rig.py's docstring).
+            sinks_kept_awake(),
             SimProcess("probe", workdir, plain_turns=streaming_rounds, label="app") as sim,
             running_app(sim, workdir, lag_file) as app,
         ):

@@ -84,8 +84,7 @@ class StereoRig:
                     "sink_dont_move=true",
                     "adjust_time=0",
                 )
-            for sink in (MIC_FEED, SPEAKER):
-                self._keep_alive.append(silence_into(sink))
+            self._keep_alive = [silence_into(sink) for sink in (MIC_FEED, SPEAKER)]
         except BaseException:
             self.close()
             raise
@@ -167,6 +166,20 @@ class StereoRig:
                 wav.setframerate(RIG_RATE)
                 data = b"".join(chunks)
                 wav.writeframes(data[: len(data) // 4 * 4])
+
+
+@contextlib.contextmanager
+def sinks_kept_awake() -> Iterator[None]:
+    """Silence into both virtual sinks while the block runs (see the module docstring)."""
+    processes = [silence_into(sink) for sink in (MIC_FEED, SPEAKER)]
+    try:
+        yield
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(10)
 
 
 def silence_into(sink: str) -> subprocess.Popen[bytes]:
