@@ -9,7 +9,8 @@ Push-to-talk also lets the microphone rest: between turns, with nothing to cance
 is in standby (see :mod:`sammy_desktop.audio.capture`) and only keeps the pre-roll. The
 talk key (:meth:`AudioEngine.begin_talk` / :meth:`AudioEngine.end_talk`), hands-free mode and
 audible playback (through the echo canceller) bring it back. The speaker's stream rests
-whenever nothing plays (see :mod:`sammy_desktop.audio.playback`); playing wakes it.
+whenever nothing plays (see :mod:`sammy_desktop.audio.playback`); playing wakes it, and so
+does the talk key going up (the answer then finds it running).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ _GATE_HANGOVER_S: Final = 0.15
 # After this long with nothing to play, the speaker's stream rests (see AudioPlayback). Short:
 # a resting stream costs nothing and starts again in milliseconds, into an empty device buffer.
 _OUTPUT_STANDBY_MS: Final = 50
+# After the talk key goes up, the speaker stays ready this long for the answer.
+_ANSWER_EXPECTED_S: Final = 3.0
 
 
 class AudioEngine:
@@ -144,8 +147,9 @@ class AudioEngine:
         return self.capture.begin_talk()
 
     def end_talk(self) -> None:
-        """The talk key is up: the microphone may rest again (see the module docstring)."""
+        """The talk key is up: the microphone may rest, the speaker gets ready to answer."""
         self.capture.end_talk()
+        self.playback.expect_speech(_ANSWER_EXPECTED_S)
 
     # -- policy ---------------------------------------------------------------------------
 

@@ -320,6 +320,16 @@ class AudioPlayback:
         """Whether the stream is paused for lack of anything to play (see the module doc)."""
         return self._supervisor.is_paused
 
+    def expect_speech(self, within_s: float) -> None:
+        """Speech is likely to come within ``within_s``: start the stream now and keep it.
+
+        Starting a resting stream takes a few milliseconds and a hop through a worker
+        thread; done ahead (the talk key went up, an answer is coming) the answer finds it
+        running. The stream may rest again once ``within_s`` has passed with nothing played.
+        """
+        self._wake()
+        self._busy_at = max(self._busy_at, time.perf_counter() + within_s)
+
     def pump(self) -> None:
         """Handle the played blocks the callback reported since the last call (on the loop).
 
@@ -770,7 +780,7 @@ class AudioPlayback:
         self._supervisor.alive(generation)
         self.blocks += 1
         if played is not None:
-            self._busy_at = stamp
+            self._busy_at = max(self._busy_at, stamp)
         elif (
             self._standby_after_s is not None
             and stamp - self._busy_at >= self._standby_after_s
@@ -815,7 +825,7 @@ class AudioPlayback:
 
     def _wake(self) -> None:
         """Something is about to play: start the stream if it rests."""
-        self._busy_at = time.perf_counter()
+        self._busy_at = max(self._busy_at, time.perf_counter())
         if self._supervisor.is_paused:
             # The device buffer is empty now, and PortAudio fills it from the callback at
             # once: that much silence first, as a running stream has queued (see the module

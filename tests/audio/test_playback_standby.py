@@ -185,3 +185,22 @@ async def test_answers_arriving_in_real_time_after_standby_play_without_gaps(
     # One hiccup of a busy machine is forgiven; a gap per answer is not.
     assert playback.underruns <= 1, f"{playback.underruns} gaps in 4 answers"
     assert playback.device_underflows <= 1
+
+
+async def test_expecting_speech_wakes_the_speaker_and_holds_it_for_a_while(
+    bus: EventBus,
+) -> None:
+    playback = AudioPlayback(bus, standby_after_ms=50)
+    await playback.start()
+    try:
+        await until(lambda: playback.is_standby)
+        playback.expect_speech(0.6)
+        assert not resting(playback)
+        blocks = playback.blocks
+        # 300 ms of callbacks, six times the standby delay, and still running...
+        await until(lambda: playback.blocks >= blocks + 30)
+        assert not resting(playback)
+        # ...until the hold is over and nothing came.
+        await until(lambda: playback.is_standby, within=3)
+    finally:
+        await playback.stop()
