@@ -396,7 +396,20 @@ class AgentCore:
         self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_END))
         self._turn.speech_ended_at = self._clock()
         self._arm_watchdog()
-        if self._state in _ACTIVE_STATES:
+        # activityEnd first: the state change runs the window's reaction (labels, then a
+        # repaint), which would otherwise go before the sender puts activityEnd on the wire.
+        # The sender's wake-up is already queued; this goes after it.
+        released_in = self._state
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._talk_released(released_in)
+        else:
+            loop.call_soon(self._talk_released, released_in)
+
+    def _talk_released(self, released_in: AgentState) -> None:
+        """Thinking, unless talk was pressed again or the state moved on meanwhile."""
+        if not self._talking and self._state is released_in and released_in in _ACTIVE_STATES:
             self._set_state(AgentState.THINKING, "talk released")
 
     def send_audio(self, pcm16k: bytes) -> None:

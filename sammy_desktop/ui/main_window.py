@@ -12,6 +12,7 @@ Ctrl+Q quits. The window never waits on the agent: its coroutines run as owned t
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable, Sequence
@@ -615,12 +616,20 @@ class MainWindow(QMainWindow):
         self._talking = False
         self._talk_pending = False
         # The end of the turn goes out first: the earcon and the new look can wait a moment,
-        # the model's answer waits for activityEnd.
+        # the model's answer waits for activityEnd. Repainting before the loop's next turn
+        # would put the repaint ahead of the sender; so the look changes just after it.
         if self._controls is not None:
             self._controls.end_talk()
         self._sound("listen_stop")
-        self._show_talk_look()
-        self._update_hint()
+        self._after_sending(self._show_talk_look)
+        self._after_sending(self._update_hint)
+
+    def _after_sending(self, update: Callable[[], None]) -> None:
+        """Run a look update after what the loop already has queued (the sender's turn)."""
+        try:
+            asyncio.get_running_loop().call_soon(update)
+        except RuntimeError:  # no loop running (a bare widget in a test): now
+            update()
 
     def _sound(self, name: str) -> None:
         if self._play_sound is not None and self._settings.earcons:

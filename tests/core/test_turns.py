@@ -274,3 +274,29 @@ async def test_talking_while_connecting_is_kept_and_sent_once_connected(
         assert h.sim.recorder.audio_bytes() == pre_roll + said
         assert h.sink.played_bytes == ANSWER_BYTES
         assert AgentState.USER_SPEAKING not in h.events.states()
+
+
+async def test_key_up_sends_activity_end_before_the_state_change_and_a_quick_press_wins(
+    core_harness: HarnessFactory,
+) -> None:
+    # Thinking comes just after activityEnd is handed to the sender (the window's reaction
+    # to the state change must not delay it); talk pressed again at once is not overridden.
+    scenario = Scenario(turns=[Turn(OnActivityEnd(), [TurnComplete()])], repeat=True)
+    async with core_harness(scenario) as h:
+        await h.ready()
+        assert h.core.begin_talk()
+        await h.events.wait_state(AgentState.USER_SPEAKING)
+        h.core.end_talk()
+        assert h.core.state is AgentState.USER_SPEAKING  # not yet: activityEnd goes first
+        await h.events.wait_state(AgentState.THINKING)
+        await h.sim.recorder.wait_for(Received.ACTIVITY_END)
+        await h.events.wait_state(AgentState.READY, count=2)
+
+        assert h.core.begin_talk()
+        await h.events.wait_state(AgentState.USER_SPEAKING, count=2)
+        h.core.end_talk()
+        assert h.core.begin_talk()  # pressed again before the loop's next turn
+        ends = await h.sim.recorder.wait_for(Received.ACTIVITY_END, count=2)
+        assert len(ends) == 2
+        assert h.core.state is AgentState.USER_SPEAKING
+        assert h.events.states().count(AgentState.THINKING) == 1
