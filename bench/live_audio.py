@@ -445,7 +445,7 @@ class ResourceResult:
     """The real app's footprint and responsiveness."""
 
     startup_s: float
-    cpu_idle_pct: float
+    cpu_idle_pct: list[float]  # one per second
     cpu_listening_pct: float
     cpu_streaming_pct: float
     rss_mb: dict[str, float]
@@ -485,7 +485,9 @@ def app_resources(workdir: Path, *, idle_s: float, streaming_rounds: int) -> Res
             # the new streams (PortAudio's ALSA capture busy-waits, a core at 100 %, until
             # PulseAudio delivers its first fragment: up to a second and a half here).
             time.sleep(STARTUP_SETTLE_S)
-            idle = _cpu_pct(app, idle_s)  # without the lag probe: see bench/app_probe.py
+            # Second by second, without the lag probe (see bench/app_probe.py): the median
+            # is the app at rest, the max shows what a stray wake-up costs.
+            idle = [_cpu_pct(app, 1.0) for _ in range(max(1, round(idle_s)))]
             rss["idle"] = app.rss_mb()
             probe_switch = Path(f"{lag_file}.on")
             for turn in range(streaming_rounds + 1):

@@ -277,7 +277,7 @@ def bench_app(sizes: Sizes, work: Path, report: Report) -> list[Row]:
             "resources",
             "CPU idle, window shown, connected",
             "% core",
-            [result.cpu_idle_pct],
+            result.cpu_idle_pct,
             Target("value", "<", 1.0, "< 1"),
         ),
         Row(
