@@ -445,8 +445,7 @@ class AudioCapture:
     def _on_standby_tick(self, generation: int) -> None:
         with self._lock:
             self._handled += 1
-            kept = self._raw_ring.snapshot()
-        newest = kept[len(kept) - self._raw_rate * _STANDBY_TICK_MS // 1000 * 2 :]
+            newest = self._raw_ring.newest(self._raw_rate * _STANDBY_TICK_MS // 1000 * 2)
         if generation != self._supervisor.generation:
             return
         self._supervisor.alive(generation)

@@ -57,6 +57,16 @@ class PreRollBuffer:
             return bytes(self._buffer[: self._filled])
         return bytes(self._buffer[self._write :]) + bytes(self._buffer[: self._write])
 
+    def newest(self, count: int) -> bytes:
+        """The newest ``count`` bytes kept (fewer if fewer are kept), oldest first."""
+        count = min(count - count % 2, self._filled)
+        if count <= 0:
+            return b""
+        start = self._write - count
+        if start >= 0:
+            return bytes(self._buffer[start : self._write])
+        return bytes(self._buffer[start:]) + bytes(self._buffer[: self._write])
+
     def clear(self) -> None:
         """Forget everything kept."""
         self._write = 0

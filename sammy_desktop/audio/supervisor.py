@@ -110,6 +110,8 @@ class StreamSupervisor:
         self._switch_requested = False
         self._announce_switch = False
         self._stall_timeout_s = stall_timeout_s
+        # Look four times per stall timeout, at most once a second: each look wakes the loop.
+        self._watch_interval_s = min(1.0, stall_timeout_s / 4)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stream: PortAudioStream | None = None
         self._device: AudioDevice | None = None
@@ -348,7 +350,9 @@ class StreamSupervisor:
                     await self._apply_pause()
                     continue
                 try:
-                    await asyncio.wait_for(self._wake.wait(), timeout=0.25)
+                    # A paused stream has nothing to watch: sleep until asked for something.
+                    timeout = None if self._paused else self._watch_interval_s
+                    await asyncio.wait_for(self._wake.wait(), timeout=timeout)
                 except TimeoutError:
                     self._watch()
                     continue

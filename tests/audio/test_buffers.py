@@ -28,6 +28,20 @@ def test_pre_roll_keeps_the_newest_bytes_across_wrap_around() -> None:
     assert ring.snapshot() == b""
 
 
+def test_pre_roll_hands_out_its_newest_bytes_without_copying_all() -> None:
+    ring = PreRollBuffer(10)
+    assert ring.newest(4) == b""
+    ring.write(b"abcdef")
+    assert ring.newest(4) == b"cdef"
+    assert ring.newest(20) == b"abcdef"  # no more than is kept
+    ring.write(b"ghijkl")  # wraps: keeps cdefghijkl
+    assert ring.newest(6) == b"ghijkl"
+    assert ring.newest(10) == ring.snapshot() == b"cdefghijkl"
+    assert ring.newest(3) == b"kl"  # whole samples only
+    ring.write(b"0123456789AB")
+    assert ring.newest(4) == b"89AB"
+
+
 def test_pre_roll_rounds_to_whole_samples_and_refuses_negative() -> None:
     assert PreRollBuffer(9).capacity == 8
     empty = PreRollBuffer(0)
