@@ -214,9 +214,14 @@ async def app_share(rounds: int) -> ShareResult:
                     counted = round_number >= WARM_UP_ROUNDS
                     sink.reset_first_play()
                     started = waiter.next(PlaybackStarted)
+                    audio_before = sim.recorder.count("audio")
                     assert core.begin_talk()
                     for offset in range(0, len(pcm), 640):
                         core.send_audio(pcm[offset : offset + 640])
+                    # The speech is on the wire before the key goes up, as when it is
+                    # captured in real time: activityEnd waits behind no backlog.
+                    chunks = len(range(0, len(pcm), 640))
+                    await sim.recorder.wait_for("audio", count=audio_before + chunks)
                     ends_before = sim.recorder.count("activity_end")
                     key_up = time.monotonic()
                     core.end_talk()
