@@ -148,8 +148,8 @@ class AppContext:
         paths.ensure()
         store = SettingsStore(paths.settings_file)
         loaded = store.load()
-        secrets = SecretStore()
         redactor = redactor or RedactingFilter()
+        secrets = SecretStore(on_key_saved=redactor.add_secret)
         key = secrets.get_api_key()
         if key is not None:
             redactor.add_secret(key.reveal())

@@ -15,6 +15,7 @@ import enum
 import logging
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -93,15 +94,20 @@ class SecretStore:
     Args:
         backend: the keyring backend to use; default: keyring's choice for this platform.
         environ: the environment to read the override from (tests pass their own).
+        on_key_saved: called with each key once it is saved (the app's log redactor learns
+            it there, so a key saved in Settings is hidden in the log as exactly as one
+            found at start-up).
     """
 
     def __init__(
         self,
         backend: keyring.backend.KeyringBackend | None = None,
         environ: dict[str, str] | os._Environ[str] | None = None,
+        on_key_saved: Callable[[str], None] | None = None,
     ) -> None:
         self._backend = backend
         self._environ = os.environ if environ is None else environ
+        self._on_key_saved = on_key_saved
 
     @property
     def backend(self) -> keyring.backend.KeyringBackend:
@@ -162,6 +168,9 @@ class SecretStore:
                 "The API key has spaces or invisible characters in it; paste it again."
             )
         self._require_backend()
+        if self._on_key_saved is not None:
+            # Before the keyring call: a failure logged from here on must not show it.
+            self._on_key_saved(value)
         try:
             self.backend.set_password(KEYRING_SERVICE, KEYRING_USERNAME, value)
         except keyring.errors.KeyringError as exc:

@@ -109,3 +109,25 @@ def test_api_key_never_prints_itself(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.INFO):
         logging.getLogger("test").info("using %s", key)
     assert FAKE_KEY not in caplog.text
+
+
+@pytest.mark.keyring
+def test_a_saved_key_is_told_to_the_listener_before_the_keyring_sees_it() -> None:
+    told: list[str] = []
+    store = SecretStore(environ={}, on_key_saved=told.append)
+    try:
+        store.set_api_key(f"  {FAKE_KEY} ")
+        assert told == [FAKE_KEY]
+        with pytest.raises(ValueError, match="empty"):
+            store.set_api_key("   ")
+        assert told == [FAKE_KEY]  # refused keys are not secrets worth hiding
+    finally:
+        store.delete_api_key()
+
+
+def test_without_a_keyring_the_listener_hears_nothing() -> None:
+    told: list[str] = []
+    store = SecretStore(backend=_fail_backend(), environ={}, on_key_saved=told.append)
+    with pytest.raises(KeyringUnavailableError):
+        store.set_api_key(FAKE_KEY)
+    assert told == []

@@ -59,6 +59,24 @@ def test_window_shows_and_quits_cleanly(qapp: QApplication, tmp_path: Path) -> N
     assert leftover[0].cancelled()
 
 
+@pytest.mark.keyring
+def test_a_key_saved_while_running_is_redacted_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Not key-shaped (a gateway's own key, say): only the exact match can hide it.
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    context = AppContext.create(AppPaths.profile(tmp_path / "profile"))
+    odd_key = "gateway-token-7f3e9c1b5a"
+    assert odd_key in context.redactor.redact(f"using {odd_key}")  # not known yet
+    context.secrets.set_api_key(odd_key)
+    try:
+        assert context.redactor.redact(f"connecting with {odd_key} now") == (
+            "connecting with [REDACTED] now"
+        )
+    finally:
+        context.secrets.delete_api_key()
+
+
 def test_corrupt_settings_notice_is_shown_in_the_window(qapp: QApplication, tmp_path: Path) -> None:
     paths = AppPaths.profile(tmp_path / "profile")
     paths.ensure()
