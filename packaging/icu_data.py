@@ -142,15 +142,16 @@ def dropped_by(patterns: Iterable[str]) -> Callable[[str], bool]:
     return dropped
 
 
+def _readelf(what: str, library: Path) -> str:
+    """``readelf --wide <what>`` of the library, as text."""
+    return subprocess.run(
+        ["readelf", "--wide", what, str(library)], check=True, capture_output=True, text=True
+    ).stdout
+
+
 def _data_symbol(library: Path) -> tuple[str, int, int]:
     """The name, file offset and size of the library's ``icudt*_dat`` symbol."""
-    symbols = subprocess.run(
-        ["readelf", "--wide", "--dyn-syms", str(library)],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    for line in symbols.splitlines():
+    for line in _readelf("--dyn-syms", library).splitlines():
         fields = line.split()
         if len(fields) >= 8 and fields[7].startswith("icudt") and fields[7].endswith("_dat"):
             symbol, address, size = fields[7], int(fields[1], 16), int(fields[2], 0)
@@ -158,13 +159,7 @@ def _data_symbol(library: Path) -> tuple[str, int, int]:
     else:
         raise IcuDataError(f"{library} has no icudt*_dat symbol")
     # The symbol's address is a virtual address; its section says where that is in the file.
-    sections = subprocess.run(
-        ["readelf", "--wide", "--section-headers", str(library)],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    for line in sections.splitlines():
+    for line in _readelf("--section-headers", library).splitlines():
         fields = line.replace("[ ", "[").split()
         if len(fields) >= 6 and fields[1] == ".rodata":
             section_address, section_offset = int(fields[3], 16), int(fields[4], 16)

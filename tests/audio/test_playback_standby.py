@@ -32,15 +32,36 @@ def resting(playback: AudioPlayback) -> bool:
     return playback.is_standby
 
 
+class RestingSpeaker:
+    """A speaker with standby, recorded from the monitor; entered once it rests."""
+
+    def __init__(self, bus: EventBus, standby_after_ms: int) -> None:
+        self.playback = AudioPlayback(bus, standby_after_ms=standby_after_ms)
+        self.recorder = MonitorRecorder(MODEL_RATE)
+        self.recording = np.zeros(0, dtype=np.int16)
+
+    async def __aenter__(self) -> RestingSpeaker:
+        await self.playback.start()
+        await self.recorder.start()
+        await until(lambda: self.playback.is_standby)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.recording = await self.recorder.stop()
+        await self.playback.stop()
+
+    async def heard(self, seconds: float) -> None:
+        """Wait until the recorder has ``seconds`` more of the speaker."""
+        count = self.recorder.samples_so_far + round(MODEL_RATE * seconds)
+        await self.recorder.wait_for_samples(count, within=5)
+
+
 async def test_an_idle_speaker_rests_and_plays_at_once_when_woken(
     bus: EventBus, events: EventLog
 ) -> None:
-    playback = AudioPlayback(bus, standby_after_ms=200)
-    recorder = MonitorRecorder(MODEL_RATE)
-    await playback.start()
-    await recorder.start()
-    try:
-        await until(lambda: playback.is_standby)
+    beep = tone(660.0, 0.4, rate=MODEL_RATE)
+    async with RestingSpeaker(bus, standby_after_ms=200) as speaker:
+        playback = speaker.playback
         resting_blocks = playback.blocks
         # Resting: no callbacks (the stall watchdog rests too: tests/audio/test_supervisor.py).
         await asyncio.sleep(0.3)
@@ -48,40 +69,29 @@ async def test_an_idle_speaker_rests_and_plays_at_once_when_woken(
         assert resting(playback)
         assert playback.is_running
 
-        beep = tone(660.0, 0.4, rate=MODEL_RATE)
         playback.play(beep.tobytes())
         playback.end_of_turn()
         await events.wait_for(PlaybackStarted)
         assert not resting(playback)
         assert not (await events.wait_for(PlaybackDrained)).interrupted
-        await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 5, within=5)
+        await speaker.heard(0.2)
         # Then it rests again.
         await until(lambda: playback.is_standby)
-    finally:
-        recording = await recorder.stop()
-        await playback.stop()
-    _lag, correlation = best_lag(recording, beep)
+    _lag, correlation = best_lag(speaker.recording, beep)
     assert correlation > 0.9, f"the woken speaker played something else (r={correlation:.3f})"
     assert events.of(StreamError) == []
 
 
 async def test_an_effect_wakes_the_resting_speaker(bus: EventBus, events: EventLog) -> None:
-    playback = AudioPlayback(bus, standby_after_ms=100)
-    recorder = MonitorRecorder(MODEL_RATE)
-    await playback.start()
-    await recorder.start()
-    try:
-        await until(lambda: playback.is_standby)
-        chime = tone(880.0, 0.3, rate=MODEL_RATE)
+    chime = tone(880.0, 0.3, rate=MODEL_RATE)
+    async with RestingSpeaker(bus, standby_after_ms=100) as speaker:
+        playback = speaker.playback
         playback.play_effect(chime.tobytes())
         assert not playback.is_playing  # an effect is not the assistant speaking
         await until(lambda: playback.effects_buffered_ms == 0 and not playback.is_standby)
-        await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 2, within=5)
+        await speaker.heard(0.5)
         await until(lambda: playback.is_standby)
-    finally:
-        recording = await recorder.stop()
-        await playback.stop()
-    _lag, correlation = best_lag(recording, chime)
+    _lag, correlation = best_lag(speaker.recording, chime)
     assert correlation > 0.9, f"the effect did not play after waking (r={correlation:.3f})"
     assert events.of(StreamError) == []
     assert events.of(PlaybackStarted) == []
