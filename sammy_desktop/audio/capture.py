@@ -44,7 +44,7 @@ from sammy_desktop.audio.resampling import StreamResampler
 from sammy_desktop.audio.supervisor import (
     PortAudioStream,
     StreamSupervisor,
-    open_started_stream,
+    open_at_first_rate,
 )
 from sammy_desktop.eventbus import EventBus
 
@@ -272,24 +272,15 @@ class AudioCapture:
         16 kHz first (no resampling); a device that refuses it ("Invalid sample rate")
         is opened at its own rate and resampled.
         """
-        rates = self._candidate_rates(device)
-        for rate in rates:
-            try:
-                return open_started_stream(
-                    sd.RawInputStream,
-                    device=device.index,
-                    samplerate=rate,
-                    blocksize=rate * self._block_ms // 1000,
-                    callback=self._make_callback(generation),
-                    finished_callback=finished,
-                )
-            except sd.PortAudioError as exc:
-                if rate == rates[-1]:
-                    raise
-                _log.info(
-                    "microphone %r refused %d Hz (%s); trying its own rate", device.name, rate, exc
-                )
-        raise AssertionError("unreachable: the loop returns or raises")
+        return open_at_first_rate(
+            sd.RawInputStream,
+            device,
+            self._candidate_rates(device),
+            block_ms=self._block_ms,
+            what="microphone",
+            callback=self._make_callback(generation),
+            finished_callback=finished,
+        )
 
     def _stream_running(self, stream: PortAudioStream, device: AudioDevice) -> None:
         raw: Any = stream

@@ -70,7 +70,7 @@ from sammy_desktop.audio.resampling import StreamResampler
 from sammy_desktop.audio.supervisor import (
     PortAudioStream,
     StreamSupervisor,
-    open_started_stream,
+    open_at_first_rate,
 )
 from sammy_desktop.eventbus import EventBus
 
@@ -84,6 +84,18 @@ _DEFAULT_MAX_DEPTH_MS: Final = 120
 # How recently the capture must have pumped the reports for the callback to rely on it.
 # Two and a half capture blocks: a late hand-off or two do not make the callback post.
 _PUMP_FRESH_S: Final = 0.025
+
+
+def _pcm16(pcm: object, caller: str) -> bytes:
+    """``pcm`` as bytes of whole 16-bit samples, or a clear error naming ``caller``."""
+    if not isinstance(pcm, bytes | bytearray | memoryview):
+        raise TypeError(f"{caller} takes PCM16 bytes, not {type(pcm).__name__}")
+    data = bytes(pcm)
+    if len(data) % 2:
+        raise ValueError(
+            f"{caller} needs whole 16-bit samples; got {len(data)} bytes (an odd count)"
+        )
+    return data
 
 
 _Report = tuple[int, int, int, bytes | None, int, float, float]
@@ -400,13 +412,7 @@ class AudioPlayback:
             TypeError: ``pcm24k`` is not bytes-like.
             ValueError: it has an odd number of bytes (not whole 16-bit samples).
         """
-        if not isinstance(pcm24k, bytes | bytearray | memoryview):
-            raise TypeError(f"play() takes PCM16 bytes, not {type(pcm24k).__name__}")
-        data = bytes(pcm24k)
-        if len(data) % 2:
-            raise ValueError(
-                f"play() needs whole 16-bit samples; got {len(data)} bytes (an odd count)"
-            )
+        data = _pcm16(pcm24k, "play()")
         if not data:
             return
         if self._supervisor.is_down:
@@ -452,13 +458,7 @@ class AudioPlayback:
             TypeError: ``pcm24k`` is not bytes-like.
             ValueError: it has an odd number of bytes (not whole 16-bit samples).
         """
-        if not isinstance(pcm24k, bytes | bytearray | memoryview):
-            raise TypeError(f"play_effect() takes PCM16 bytes, not {type(pcm24k).__name__}")
-        data = bytes(pcm24k)
-        if len(data) % 2:
-            raise ValueError(
-                f"play_effect() needs whole 16-bit samples; got {len(data)} bytes (an odd count)"
-            )
+        data = _pcm16(pcm24k, "play_effect()")
         if not data:
             return
         if self._supervisor.is_down:
@@ -594,25 +594,16 @@ class AudioPlayback:
         24 kHz first (the model's rate, no resampling), then 48 kHz, then the device's own
         rate: a device that refuses a rate ("Invalid sample rate") gets the next one.
         """
-        rates = self._candidate_rates(device)
-        for rate in rates:
-            try:
-                return open_started_stream(
-                    sd.RawOutputStream,
-                    latency=self._device_latency_s,
-                    device=device.index,
-                    samplerate=rate,
-                    blocksize=rate * self._block_ms // 1000,
-                    callback=self._make_callback(generation),
-                    finished_callback=finished,
-                )
-            except sd.PortAudioError as exc:
-                if rate == rates[-1]:
-                    raise
-                _log.info(
-                    "speaker %r refused %d Hz (%s); trying the next rate", device.name, rate, exc
-                )
-        raise AssertionError("unreachable: the loop returns or raises")
+        return open_at_first_rate(
+            sd.RawOutputStream,
+            device,
+            self._candidate_rates(device),
+            block_ms=self._block_ms,
+            what="speaker",
+            latency=self._device_latency_s,
+            callback=self._make_callback(generation),
+            finished_callback=finished,
+        )
 
     def _stream_running(self, stream: PortAudioStream, device: AudioDevice) -> None:
         raw: Any = stream

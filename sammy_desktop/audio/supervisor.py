@@ -39,7 +39,13 @@ from sammy_desktop.audio.events import (
 )
 from sammy_desktop.eventbus import EventBus
 
-__all__ = ["PortAudioStream", "StreamOpener", "StreamSupervisor", "open_started_stream"]
+__all__ = [
+    "PortAudioStream",
+    "StreamOpener",
+    "StreamSupervisor",
+    "open_at_first_rate",
+    "open_started_stream",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -446,6 +452,52 @@ def open_started_stream(
         stream.close()
         raise
     return stream  # type: ignore[no-any-return]
+
+
+def open_at_first_rate(
+    stream_class: Any,
+    device: AudioDevice,
+    rates: list[int],
+    *,
+    block_ms: int,
+    what: str,
+    latency: float | str = "low",
+    **settings: Any,
+) -> PortAudioStream:
+    """Open and start a stream at the first of ``rates`` the device takes (worker thread).
+
+    A device that refuses a rate ("Invalid sample rate") gets the next one; the refusal is
+    logged, naming the device as ``what`` ("microphone", "speaker").
+
+    Args:
+        stream_class: ``sd.RawInputStream`` or ``sd.RawOutputStream``.
+        device: the device to open.
+        rates: the rates to try, best first.
+        block_ms: the callback period, in milliseconds.
+        what: what the device is to the person, for the log.
+        latency: PortAudio's suggested latency, seconds or ``"low"``.
+        settings: the other stream arguments (callbacks).
+
+    Raises:
+        sounddevice.PortAudioError: the device refused every rate (the last refusal).
+    """
+    for rate in rates:
+        try:
+            return open_started_stream(
+                stream_class,
+                latency=latency,
+                device=device.index,
+                samplerate=rate,
+                blocksize=rate * block_ms // 1000,
+                **settings,
+            )
+        except sd.PortAudioError as exc:
+            if rate == rates[-1]:
+                raise
+            _log.info(
+                "%s %r refused %d Hz (%s); trying the next rate", what, device.name, rate, exc
+            )
+    raise ValueError("no sample rate to try")
 
 
 def _close_when_opened(opening: asyncio.Future[PortAudioStream]) -> None:
