@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.config import Settings, TalkMode, Theme
+from sammy_desktop.config.secrets import SecretStore
 from sammy_desktop.config.store import SettingsStore
 from sammy_desktop.core.events import AgentState, StateChanged
 from sammy_desktop.eventbus import EventBus
@@ -27,6 +28,7 @@ from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings_state import SettingsState
+from sammy_desktop.ui.settings_window import AboutInfo, SettingsWindow
 from sammy_desktop.ui.theme import ThemeController
 
 _ACTIVE = {
@@ -167,6 +169,31 @@ def settings_state(tmp_path: Path, qapp: QApplication) -> SettingsState:
 @pytest.fixture
 def tasks() -> UiTasks:
     return UiTasks()
+
+
+def build_settings_window(
+    qtbot: QtBot,
+    state: SettingsState,
+    theme: ThemeController,
+    tasks: UiTasks,
+    tmp_path: Path,
+    *,
+    secrets: SecretStore | None = None,
+    notes_folder: Path | None = None,
+    **options: Any,
+) -> SettingsWindow:
+    """The settings window as the app builds it, with folders under ``tmp_path``.
+
+    ``options`` are SettingsWindow's own keyword arguments (tools, controls, devices, ...).
+    """
+    about = AboutInfo(
+        "1.0", tmp_path / "logs", tmp_path / "data", tmp_path / "config", notes_folder=notes_folder
+    )
+    window = SettingsWindow(
+        state, secrets or SecretStore(environ={}), theme, tasks, about=about, **options
+    )
+    qtbot.addWidget(window)
+    return window
 
 
 MakeWindow = Callable[..., MainWindow]

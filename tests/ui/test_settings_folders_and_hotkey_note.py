@@ -7,12 +7,13 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication, QPushButton, QScrollArea
 from pytestqt.qtbot import QtBot
 
-from sammy_desktop.config.secrets import SecretStore
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.main_window import SettingsSection
 from sammy_desktop.ui.settings_state import SettingsState
-from sammy_desktop.ui.settings_window import AboutInfo, SettingsWindow
+from sammy_desktop.ui.settings_window import SettingsWindow
 from sammy_desktop.ui.theme import ThemeController
+
+from .conftest import build_settings_window
 
 
 class FolderOpener:
@@ -38,18 +39,9 @@ def _window(
     opener: FolderOpener,
     notes: Path | None,
 ) -> SettingsWindow:
-    about = AboutInfo(
-        "1.0",
-        tmp_path / "logs",
-        tmp_path / "data",
-        tmp_path / "config",
-        notes_folder=notes,
+    return build_settings_window(
+        qtbot, state, theme, tasks, tmp_path, notes_folder=notes, open_folder=opener
     )
-    window = SettingsWindow(
-        state, SecretStore(environ={}), theme, tasks, about=about, open_folder=opener
-    )
-    qtbot.addWidget(window)
-    return window
 
 
 def test_open_notes_folder_creates_the_folder_then_opens_it(

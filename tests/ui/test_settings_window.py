@@ -29,10 +29,10 @@ from sammy_desktop.ui.settings_fields import (
     parse_applications,
 )
 from sammy_desktop.ui.settings_state import SettingsState
-from sammy_desktop.ui.settings_window import AboutInfo, SettingsWindow, asks_first
+from sammy_desktop.ui.settings_window import SettingsWindow, asks_first
 from sammy_desktop.ui.theme import ThemeController
 
-from .conftest import FakeAgent
+from .conftest import FakeAgent, build_settings_window
 
 
 class ToolSwitchingAgent(FakeAgent):
@@ -76,20 +76,19 @@ def _window(
     agent: FakeAgent | None = None,
     on_key_changed: Callable[[bool], None] | None = None,
 ) -> SettingsWindow:
-    window = SettingsWindow(
+    return build_settings_window(
+        qtbot,
         state,
-        secrets or SecretStore(environ={}),
         theme,
         tasks,
+        tmp_path,
+        secrets=secrets,
         tools=manager,
         controls=agent,
         list_devices=_devices,
         on_test_tone=lambda: None,
         on_key_changed=on_key_changed,
-        about=AboutInfo("1.0", tmp_path / "logs", tmp_path / "data", tmp_path / "config"),
     )
-    qtbot.addWidget(window)
-    return window
 
 
 def _manager(bus: EventBus, state: SettingsState, tmp_path: Path) -> ToolManager:
