@@ -53,7 +53,7 @@ class StereoRig:
     def __init__(self, loopback_latency_ms: int = 5) -> None:
         self._latency = loopback_latency_ms
         self._modules: list[str] = []
-        self._keep_alive: list[subprocess.Popen[bytes]] = []
+        self._keep_alive = contextlib.ExitStack()
 
     def __enter__(self) -> StereoRig:
         try:
@@ -84,7 +84,7 @@ class StereoRig:
                     "sink_dont_move=true",
                     "adjust_time=0",
                 )
-            self._keep_alive = [silence_into(sink) for sink in (MIC_FEED, SPEAKER)]
+            self._keep_alive.enter_context(sinks_kept_awake())
         except BaseException:
             self.close()
             raise
@@ -95,12 +95,7 @@ class StereoRig:
 
     def close(self) -> None:
         """Stop the keep-alive streams; unload every module this rig loaded, newest first."""
-        for process in self._keep_alive:
-            process.terminate()
-        for process in self._keep_alive:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(10)
-        self._keep_alive.clear()
+        self._keep_alive.close()
         while self._modules:
             module = self._modules.pop()
             with contextlib.suppress(subprocess.SubprocessError):
