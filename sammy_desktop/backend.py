@@ -13,15 +13,22 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Final
-
-from google import genai
-from google.genai import types
+from typing import TYPE_CHECKING, Final
 
 from sammy_desktop.config import Settings
 from sammy_desktop.config.secrets import SecretStore
 from sammy_desktop.core.live import FailureKind, LiveConnectionError, resolve_api_base_url
-from sammy_desktop.sim import LiveSimulator, demo_scenario
+from sammy_desktop.lazy import lazy_module
+
+if TYPE_CHECKING:
+    from google import genai
+    from google.genai import types
+
+    from sammy_desktop.sim import LiveSimulator
+else:
+    # Imported on first use (see sammy_desktop.lazy): the window shows without them.
+    genai = lazy_module("google.genai")
+    types = lazy_module("google.genai.types")
 
 __all__ = ["DEMO_API_KEY", "Backend"]
 
@@ -69,6 +76,8 @@ class Backend:
         """Start the embedded simulator with the demo scenario; later clients use it."""
         if self._simulator is not None:
             return
+        from sammy_desktop.sim import LiveSimulator, demo_scenario  # only the demo needs it
+
         simulator = LiveSimulator(demo_scenario(), api_keys=(DEMO_API_KEY,), realtime=True)
         await simulator.start()
         self._simulator = simulator

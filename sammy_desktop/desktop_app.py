@@ -11,7 +11,9 @@ shuts them down in the reverse order, each with a time limit.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
+import time
 import wave
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -323,20 +325,31 @@ class DesktopApp:
     # ------------------------------------------------------------------ running
 
     async def run(self, on_window_shown: Callable[[MainWindow], None] | None = None) -> int:
-        """Show the window, connect (or welcome), and run until a quit is asked for."""
+        """Show the window, connect (or welcome), and run until a quit is asked for.
+
+        The window shows as soon as the devices are open; the Live SDK and the demo's
+        simulator (a third of the start-up when imported up front) load on a worker thread
+        after that, and the connection starts once they are in.
+        """
         await self._start_audio()
         self.hotkey.apply()
-        if self._options.demo:
-            await self.start_demo()
-        elif self.backend.has_key():
-            if self._settings().connect_on_start:
-                self.tasks.run(self.agent.start(), name="agent-start")
-        else:
+        demo = self._options.demo
+        has_key = not demo and self.backend.has_key()
+        if demo:
+            # The first paint already says "offline demo", with the conversation.
+            self.window.set_demo_mode(True)
+            self.window.show_conversation()
+        elif not has_key:
             self._show_welcome()
         self.window.show()
         _log.info("window shown")
         if on_window_shown is not None:
             on_window_shown(self.window)
+        await asyncio.to_thread(_load_live_sdk, demo=demo)
+        if demo:
+            await self.start_demo()
+        elif has_key and self._settings().connect_on_start:
+            self.tasks.run(self.agent.start(), name="agent-start")
         await self._quit.wait()
         return self._quit.exit_code
 
@@ -430,6 +443,21 @@ class DesktopApp:
                 self.window.show_banner_for_settings(
                     "Audio devices", f"Sound could not start: {exc}. Choose a device."
                 )
+
+
+def _load_live_sdk(*, demo: bool) -> None:
+    """Import the Live SDK (and the simulator for the demo) on a worker thread.
+
+    The modules bind them lazily (:mod:`sammy_desktop.lazy`); loading them here, off the
+    loop thread, keeps the window responsive meanwhile, and the first connection finds
+    them ready.
+    """
+    started = time.perf_counter()
+    importlib.import_module("google.genai.types")
+    importlib.import_module("google.genai.live")
+    if demo:
+        importlib.import_module("sammy_desktop.sim")
+    _log.debug("Live SDK loaded in %.0f ms", (time.perf_counter() - started) * 1000)
 
 
 class _SilentSink:

@@ -22,15 +22,24 @@ import os
 import ssl
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pydantic
 import websockets
-from google import genai
-from google.genai import errors, types
-from google.genai.live import AsyncSession
 
-from sammy_desktop.config import Settings, TalkMode, VadSensitivity
+from sammy_desktop.config import Settings, TalkMode
 from sammy_desktop.core.ports import ClientFactory
+from sammy_desktop.lazy import lazy_module
+
+if TYPE_CHECKING:
+    from google import genai
+    from google.genai import errors, types
+    from google.genai.live import AsyncSession
+else:
+    # Imported on first use (see sammy_desktop.lazy): the window shows without them.
+    genai = lazy_module("google.genai")
+    errors = lazy_module("google.genai.errors")
+    types = lazy_module("google.genai.types")
 
 __all__ = [
     "API_BASE_URL_ENV",
@@ -171,16 +180,6 @@ def make_client_factory(
     return factory
 
 
-_START_SENSITIVITY = {
-    VadSensitivity.LOW: types.StartSensitivity.START_SENSITIVITY_LOW,
-    VadSensitivity.HIGH: types.StartSensitivity.START_SENSITIVITY_HIGH,
-}
-_END_SENSITIVITY = {
-    VadSensitivity.LOW: types.EndSensitivity.END_SENSITIVITY_LOW,
-    VadSensitivity.HIGH: types.EndSensitivity.END_SENSITIVITY_HIGH,
-}
-
-
 def build_live_config(
     settings: Settings,
     tools: Sequence[types.Tool],
@@ -209,8 +208,12 @@ def build_live_config(
     else:
         detection = types.AutomaticActivityDetection(
             disabled=False,
-            start_of_speech_sensitivity=_START_SENSITIVITY[settings.vad_start_sensitivity],
-            end_of_speech_sensitivity=_END_SENSITIVITY[settings.vad_end_sensitivity],
+            start_of_speech_sensitivity=types.StartSensitivity(
+                f"START_SENSITIVITY_{settings.vad_start_sensitivity.name}"
+            ),
+            end_of_speech_sensitivity=types.EndSensitivity(
+                f"END_SENSITIVITY_{settings.vad_end_sensitivity.name}"
+            ),
             silence_duration_ms=settings.silence_duration_ms,
         )
     prompt = settings.system_prompt

@@ -9,10 +9,17 @@ The core never imports the audio layer: the app hands it an object that satisfie
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
-from google import genai
-from google.genai import types
+from sammy_desktop.lazy import lazy_module
+
+if TYPE_CHECKING:
+    from google import genai
+    from google.genai import types
+else:
+    # Imported on first use (see sammy_desktop.lazy): the window shows without them.
+    genai = lazy_module("google.genai")
+    types = lazy_module("google.genai.types")
 
 __all__ = ["AudioSink", "ClientFactory", "Respond", "ToolRunner", "TurnAwareSink"]
 
@@ -44,7 +51,7 @@ class TurnAwareSink(AudioSink, Protocol):
         """No more speech follows for now."""
 
 
-Respond = Callable[[list[types.FunctionResponse]], Awaitable[None]]
+Respond: TypeAlias = "Callable[[list[types.FunctionResponse]], Awaitable[None]]"
 """How a tool runner hands answers back: called one or more times per tool call message."""
 
 
@@ -64,5 +71,5 @@ class ToolRunner(Protocol):
         """Switch one tool on or off."""
 
 
-ClientFactory = Callable[[], genai.Client]
+ClientFactory: TypeAlias = "Callable[[], genai.Client]"
 """Builds the genai client for each connection attempt (a fresh one picks up a new key)."""

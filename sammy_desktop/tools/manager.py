@@ -21,12 +21,12 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from google.genai import types
 from pydantic import BaseModel, ValidationError
 
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.lazy import lazy_module
 from sammy_desktop.tools import plugins
 from sammy_desktop.tools.answers import checked_result, fit_to_frame, handler_error, model_output
 from sammy_desktop.tools.builtins import builtin_tools
@@ -52,6 +52,12 @@ from sammy_desktop.tools.events import (
 from sammy_desktop.tools.kinds import ResponseScheduling, ToolBehavior
 from sammy_desktop.tools.results import ToolErrorKind, ToolResult, feedback_from_validation_error
 
+if TYPE_CHECKING:
+    from google.genai import types
+else:
+    # Imported on first use (see sammy_desktop.lazy): the window shows without it.
+    types = lazy_module("google.genai.types")
+
 __all__ = [
     "DEFAULT_FRAME_BUDGET_BYTES",
     "DuplicateToolError",
@@ -63,7 +69,7 @@ __all__ = [
 
 _log = logging.getLogger(__name__)
 
-Respond = Callable[[list[types.FunctionResponse]], Awaitable[None]]
+Respond: TypeAlias = "Callable[[list[types.FunctionResponse]], Awaitable[None]]"
 """Sends function responses to the model (``session.send_tool_response``)."""
 
 DEFAULT_FRAME_BUDGET_BYTES = 900_000
