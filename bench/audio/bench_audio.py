@@ -9,7 +9,8 @@ Measures, against the real PortAudio and the private PulseAudio:
 * flush -> silence, at the callback and as recorded from the speaker's monitor;
 * echo canceller CPU per 10 ms frame (render + capture);
 * CPU of capture + playback + echo cancellation while streaming speech both ways;
-* the same while only listening (nothing played: the echo canceller idles).
+* the same while only listening (nothing played: the echo canceller idles);
+* the floor: the same streams with callbacks that do nothing.
 
 Targets (issue 6): flush -> silence at most 30 ms; the whole audio path under 5 % of one
 core while streaming. The script exits 1 when a target is missed.
@@ -19,14 +20,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import sounddevice as sd
 
 from sammy_desktop.audio import (
     CAPTURE_RATE,
@@ -53,6 +57,10 @@ from tests.audio.virtual_devices import (  # noqa: E402
 
 FLUSH_TARGET_MS = 30.0
 CPU_TARGET_PERCENT = 5.0
+# The speaker's period and device latency as the engine opens it (AudioPlayback's defaults).
+_PLAYBACK_DEFAULTS = inspect.signature(AudioPlayback).parameters
+PLAYBACK_BLOCK_MS: int = _PLAYBACK_DEFAULTS["block_ms"].default
+PLAYBACK_LATENCY_MS: int = _PLAYBACK_DEFAULTS["device_latency_ms"].default
 
 
 class Waiter:
@@ -206,6 +214,57 @@ async def bench_streaming_cpu(
     }
 
 
+async def bench_floor(seconds: float, *, speaker: bool) -> float:
+    """CPU (% of a core) of the engine's streams with callbacks that do nothing.
+
+    The microphone as :class:`AudioCapture` opens it (16 kHz, 10 ms blocks, PortAudio's low
+    latency) and, with ``speaker``, the speaker as :class:`AudioPlayback` opens it (24 kHz,
+    5 ms periods, 15 ms of device latency). This is what PortAudio, ALSA's PulseAudio
+    plugin and sounddevice's Python callbacks cost by themselves: no design built on
+    sounddevice callbacks can go below it, whatever it does in them.
+    """
+    silence = bytes(MODEL_RATE * PLAYBACK_BLOCK_MS // 1000 * 2)
+
+    def heard(indata: object, frames: int, time_info: object, status: object) -> None:
+        pass
+
+    def speak_silence(outdata: Any, frames: int, time_info: object, status: object) -> None:
+        outdata[:] = silence
+
+    streams: list[Any] = [
+        sd.RawInputStream(
+            samplerate=CAPTURE_RATE,
+            blocksize=CAPTURE_RATE // 100,
+            channels=1,
+            dtype="int16",
+            latency="low",
+            callback=heard,
+        )
+    ]
+    if speaker:
+        streams.append(
+            sd.RawOutputStream(
+                samplerate=MODEL_RATE,
+                blocksize=MODEL_RATE * PLAYBACK_BLOCK_MS // 1000,
+                channels=1,
+                dtype="int16",
+                latency=PLAYBACK_LATENCY_MS / 1000,
+                callback=speak_silence,
+            )
+        )
+    try:
+        for stream in streams:
+            stream.start()
+        await asyncio.sleep(2.0)  # past the streams' start-up
+        wall0, cpu0 = time.monotonic(), time.process_time()
+        await asyncio.sleep(seconds)
+        return (time.process_time() - cpu0) / (time.monotonic() - wall0) * 100
+    finally:
+        for stream in streams:
+            stream.abort()
+            stream.close()
+
+
 async def main_async(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         speech = speak(
@@ -214,6 +273,9 @@ async def main_async(args: argparse.Namespace) -> int:
             rate=MODEL_RATE,
         )
     with SinkKeepAlive(MIC_FEED, SPEAKER):
+        # First, while nothing else of ours has run in this process.
+        mic_floor = await bench_floor(args.seconds, speaker=False)
+        both_floor = await bench_floor(args.seconds, speaker=True)
         handoff = await bench_handoff(args.seconds)
         timings = await bench_start_and_flush(args.rounds)
         streaming = await bench_streaming_cpu(args.seconds, speech, echo_cancellation=True)
@@ -290,6 +352,19 @@ async def main_async(args: argparse.Namespace) -> int:
             f"{listening['cpu_percent']:.2f} % of one core",
             "-",
             "the echo canceller idles",
+        ),
+        (
+            "floor: the microphone's stream alone, its callback doing nothing",
+            f"{mic_floor:.2f} % of one core",
+            "-",
+            "kept open for the pre-roll: the idle app cannot go below this",
+        ),
+        (
+            "floor: microphone + speaker streams, callbacks doing nothing",
+            f"{both_floor:.2f} % of one core",
+            "-",
+            f"with the echo canceller's {aec_us / 100:.2f} %: "
+            f"{both_floor + aec_us / 100:.2f} % before any audio is moved",
         ),
     ]
     width = max(len(r[0]) for r in rows)
