@@ -252,11 +252,14 @@ def focus_window() -> None:
 
 
 @contextlib.contextmanager
-def running_reference(sim: SimProcess, *, stream: bool) -> Iterator[LineProcess]:
-    """The starter-style reference client against ``sim``, connected."""
+def running_reference(sim: SimProcess, *, minimal: bool = False) -> Iterator[LineProcess]:
+    """The starter-style reference client against ``sim``, connected.
+
+    ``minimal``: the minimal low-latency client instead (see bench/reference_client.py).
+    """
     args = [PYTHON, str(REPO / "bench/reference_client.py"), "--base-url", sim.base_url]
-    if stream:
-        args.append("--stream")
+    if minimal:
+        args.append("--minimal")
     client = LineProcess(args, client_env(sim), read_stdout=True, stdin=True)
     try:
         client.wait_for("connected", timeout=60)
@@ -369,7 +372,7 @@ def voice_to_voice_reference(rig: StereoRig, workdir: Path, rounds: int) -> Voic
     key_ups: list[float] = []
     with (
         SimProcess("turn", workdir, label="reference") as sim,
-        running_reference(sim, stream=False) as client,
+        running_reference(sim) as client,
         rig.recording(workdir / "v2v-reference.wav"),
     ):
         for _ in range(rounds):
@@ -414,19 +417,20 @@ def click_to_echo_app(rig: StereoRig, workdir: Path, count: int, interval_s: flo
 
 
 def click_to_echo_reference(
-    rig: StereoRig, workdir: Path, count: int, interval_s: float
+    rig: StereoRig, workdir: Path, count: int, interval_s: float, *, minimal: bool = False
 ) -> list[float]:
     clicks = _clicks_file(workdir, count, interval_s)
+    label = "minimal" if minimal else "reference"
     with (
-        SimProcess("chunk", workdir, label="reference") as sim,
-        running_reference(sim, stream=False) as client,
-        rig.recording(workdir / "click-reference.wav"),
+        SimProcess("chunk", workdir, label=label) as sim,
+        running_reference(sim, minimal=minimal) as client,
+        rig.recording(workdir / f"click-{label}.wav"),
     ):
         client.send("down")
         play_into_mic(clicks)
         time.sleep(0.5)
         client.send("up")
-    return echo_latencies_ms(workdir / "click-reference.wav", interval_s)
+    return echo_latencies_ms(workdir / f"click-{label}.wav", interval_s)
 
 
 def pulse_floor(rig: StereoRig, workdir: Path, count: int, interval_s: float) -> list[float]:

@@ -9,6 +9,12 @@ Linux and needs a C build against portaudio19-dev, while sounddevice's ``RawInpu
 and ``RawOutputStream.write`` are the same PortAudio blocking calls. PyAudio opens its
 streams with the device's default *low* latency, so ``latency="low"`` is passed here too.
 
+With ``--minimal`` it is instead the minimal low-latency client issue 9 compares against
+("10 ms blocks and PortAudio's low-latency setting"): callback streams of 10 ms at both
+ends, the microphone's blocks handed to the loop as they come, and the answer copied into
+the speaker's callback as soon as it arrives, with no jitter buffer at all (a late chunk is
+a gap). It shows what the audio path costs on this machine with nothing in the way.
+
 Push-to-talk comes from standard input, one command a line: ``down`` (activityStart),
 ``up`` (activityEnd), ``quit``. Automatic activity detection is off, as in the app's
 push-to-talk mode; with ``--stream`` the microphone is sent all the time (the click test).
@@ -22,6 +28,7 @@ import argparse
 import asyncio
 import contextlib
 import sys
+import threading
 from typing import Any
 
 import sounddevice as sd
@@ -31,6 +38,7 @@ from google.genai import types
 SEND_RATE = 16_000
 RECEIVE_RATE = 24_000
 CHUNK_SIZE = 1024  # frames per blocking read, as in the starter
+BLOCK_MS = 10  # the minimal client's callback period, both ways
 MODEL = "gemini-2.5-flash-native-audio-preview-09-2025"
 
 
@@ -97,7 +105,60 @@ class StarterStyleClient:
                 return
 
 
-async def run(base_url: str, api_key: str, *, stream_always: bool) -> None:
+class MinimalClient(StarterStyleClient):
+    """The same session plumbing; 10 ms callback streams and no jitter buffer."""
+
+    def __init__(self, session: Any, *, stream_always: bool) -> None:
+        super().__init__(session, stream_always=stream_always)
+        self.out_queue = asyncio.Queue()  # the callback must never wait for the sender
+        self._speaker = bytearray()
+        self._speaker_lock = threading.Lock()
+
+    async def listen_audio(self) -> None:
+        loop = asyncio.get_running_loop()
+
+        def callback(indata: Any, frames: int, time_info: Any, status: Any) -> None:
+            if self.talking:
+                loop.call_soon_threadsafe(self.out_queue.put_nowait, bytes(indata))
+
+        with sd.RawInputStream(
+            samplerate=SEND_RATE,
+            channels=1,
+            dtype="int16",
+            blocksize=SEND_RATE * BLOCK_MS // 1000,
+            latency="low",
+            callback=callback,
+        ):
+            await asyncio.Event().wait()
+
+    async def receive_audio(self) -> None:
+        while True:
+            async for response in self.session.receive():
+                if data := response.data:
+                    with self._speaker_lock:
+                        self._speaker += data
+
+    async def play_audio(self) -> None:
+        def callback(outdata: Any, frames: int, time_info: Any, status: Any) -> None:
+            needed = frames * 2
+            with self._speaker_lock:
+                take = min(needed, len(self._speaker))
+                outdata[:take] = self._speaker[:take]
+                del self._speaker[:take]
+            outdata[take:needed] = bytes(needed - take)
+
+        with sd.RawOutputStream(
+            samplerate=RECEIVE_RATE,
+            channels=1,
+            dtype="int16",
+            blocksize=RECEIVE_RATE * BLOCK_MS // 1000,
+            latency="low",
+            callback=callback,
+        ):
+            await asyncio.Event().wait()
+
+
+async def run(base_url: str, api_key: str, *, stream_always: bool, minimal: bool) -> None:
     client = genai.Client(api_key=api_key, http_options=types.HttpOptions(base_url=base_url))
     config = types.LiveConnectConfig(
         response_modalities=[types.Modality.AUDIO],
@@ -106,7 +167,8 @@ async def run(base_url: str, api_key: str, *, stream_always: bool) -> None:
         ),
     )
     async with client.aio.live.connect(model=MODEL, config=config) as session:
-        app = StarterStyleClient(session, stream_always=stream_always)
+        kind = MinimalClient if minimal else StarterStyleClient
+        app = kind(session, stream_always=stream_always)
         print("connected", flush=True)
         async with asyncio.TaskGroup() as group:
             tasks = [
@@ -125,9 +187,14 @@ def main() -> int:
     parser.add_argument("--base-url", required=True)
     parser.add_argument("--api-key", default="bench-key")
     parser.add_argument("--stream", action="store_true", help="send the microphone all the time")
+    parser.add_argument(
+        "--minimal", action="store_true", help="the minimal low-latency client instead"
+    )
     args = parser.parse_args()
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(run(args.base_url, args.api_key, stream_always=args.stream))
+        asyncio.run(
+            run(args.base_url, args.api_key, stream_always=args.stream, minimal=args.minimal)
+        )
     return 0
 
 

@@ -102,11 +102,15 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
         ref = live_audio.voice_to_voice_reference(rig, work, sizes.voice_rounds)
         app_click = live_audio.click_to_echo_app(rig, work, sizes.clicks, CLICK_INTERVAL_S)
         ref_click = live_audio.click_to_echo_reference(rig, work, sizes.clicks, CLICK_INTERVAL_S)
+        minimal_click = live_audio.click_to_echo_reference(
+            rig, work, sizes.clicks, CLICK_INTERVAL_S, minimal=True
+        )
         floor = live_audio.pulse_floor(rig, work, sizes.clicks, CLICK_INTERVAL_S)
     report.samples["voice_app"] = app.latencies_ms
     report.samples["voice_reference"] = ref.latencies_ms
     report.samples["click_app"] = app_click
     report.samples["click_reference"] = ref_click
+    report.samples["click_minimal"] = minimal_click
     report.samples["click_pulse"] = floor
 
     def ratio(reference: list[float], ours: list[float]) -> list[float]:
@@ -151,6 +155,13 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
             "x",
             ratio(ref_click, app_click),
             Target("value", ">=", 3.0, ">= 3x"),
+        ),
+        Row(
+            group,
+            "click-in -> echo-out, minimal low-latency client",
+            "ms",
+            minimal_click,
+            note="10 ms callbacks both ways, no jitter buffer; issue: about 50 ms",
         ),
         Row(
             group,
@@ -495,6 +506,7 @@ def plot(report: Report, path: Path) -> str:
     series = [
         ("click -> echo\nPulseAudio loopback", report.samples.get("click_pulse", [])),
         ("click -> echo\nSammy", report.samples.get("click_app", [])),
+        ("click -> echo\nminimal client", report.samples.get("click_minimal", [])),
         ("click -> echo\nstarter-style", report.samples.get("click_reference", [])),
         ("voice-to-voice\nSammy", report.samples.get("voice_app", [])),
         ("voice-to-voice\nstarter-style", report.samples.get("voice_reference", [])),
