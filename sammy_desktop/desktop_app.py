@@ -345,13 +345,28 @@ class DesktopApp:
         _log.info("window shown")
         if on_window_shown is not None:
             on_window_shown(self.window)
-        await asyncio.to_thread(_load_live_sdk, demo=demo)
-        if demo:
-            await self.start_demo()
-        elif has_key and self._settings().connect_on_start:
-            self.tasks.run(self.agent.start(), name="agent-start")
+        if await self._load_live_sdk(demo=demo) and not self._quit.requested():
+            if demo:
+                await self.start_demo()
+            elif has_key and self._settings().connect_on_start:
+                self.tasks.run(self.agent.start(), name="agent-start")
         await self._quit.wait()
         return self._quit.exit_code
+
+    async def _load_live_sdk(self, *, demo: bool) -> bool:
+        """Load the Live SDK off the loop; a broken installation is shown, not a crash."""
+        try:
+            await asyncio.to_thread(_load_live_sdk, demo=demo)
+        except Exception as exc:  # noqa: BLE001 - the window stays, with the reason
+            _log.exception("the Live SDK could not be loaded")
+            self.window.banners.show_banner(
+                "live-sdk",
+                "error",
+                f"Sammy could not load its Live API library ({type(exc).__name__}: {exc}), "
+                "so it cannot connect. Reinstalling the app should fix this.",
+            )
+            return False
+        return True
 
     async def start_demo(self) -> None:
         """Switch to the offline demo: the embedded simulator answers from now on."""

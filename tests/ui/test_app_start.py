@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import qasync
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 from sammy_desktop import __version__
 from sammy_desktop.app import AppContext, QuitSignal, display_problem, run_app
 from sammy_desktop.config import AppPaths
+from sammy_desktop.ui.banners import Banner
 from sammy_desktop.ui.main_window import MainWindow
 
 ENTRY_POINT = Path(sys.executable).with_name("sammy-desktop")
@@ -57,6 +59,44 @@ def test_window_shows_and_quits_cleanly(qapp: QApplication, tmp_path: Path) -> N
     assert not shown[0].isVisible()
     # Shutdown cancelled the task that was still running.
     assert leftover[0].cancelled()
+
+
+def test_a_broken_live_sdk_is_shown_in_the_window_not_a_crash(
+    qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The SDK loads after the window shows (sammy_desktop.lazy); a broken installation
+    # must leave the window up with the reason, and quitting must still be clean.
+    import sammy_desktop.desktop_app as desktop_app
+
+    def broken(*, demo: bool) -> None:
+        raise ImportError("cannot import name 'types' from 'google.genai' (test)")
+
+    monkeypatch.setattr(desktop_app, "_load_live_sdk", broken)
+    context = AppContext.create(AppPaths.profile(tmp_path / "profile"))
+    texts: list[str] = []
+
+    async def scenario() -> int:
+        quit_signal = QuitSignal()
+
+        def on_shown(window: MainWindow) -> None:
+            show_banner = window.banners.show_banner
+
+            def showing(key: str, kind: str, text: str, **kwargs: Any) -> Banner:
+                banner = show_banner(key, kind, text, **kwargs)
+                if key == "live-sdk":
+                    texts.append(banner.text)
+                    quit_signal.request()
+                return banner
+
+            monkeypatch.setattr(window.banners, "show_banner", showing)
+
+        return await run_app(qapp, context, quit_signal, on_window_shown=on_shown)
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        assert runner.run(scenario()) == 0
+    (text,) = texts
+    assert "could not load its Live API library" in text
+    assert "cannot import name 'types'" in text
 
 
 @pytest.mark.keyring
