@@ -121,15 +121,7 @@ class MinimalClient(StarterStyleClient):
             if self.talking:
                 loop.call_soon_threadsafe(self.out_queue.put_nowait, bytes(indata))
 
-        with sd.RawInputStream(
-            samplerate=SEND_RATE,
-            channels=1,
-            dtype="int16",
-            blocksize=SEND_RATE * BLOCK_MS // 1000,
-            latency="low",
-            callback=callback,
-        ):
-            await asyncio.Event().wait()
+        await _run_callback_stream(sd.RawInputStream, SEND_RATE, callback)
 
     async def receive_audio(self) -> None:
         while True:
@@ -147,15 +139,20 @@ class MinimalClient(StarterStyleClient):
                 del self._speaker[:take]
             outdata[take:needed] = bytes(needed - take)
 
-        with sd.RawOutputStream(
-            samplerate=RECEIVE_RATE,
-            channels=1,
-            dtype="int16",
-            blocksize=RECEIVE_RATE * BLOCK_MS // 1000,
-            latency="low",
-            callback=callback,
-        ):
-            await asyncio.Event().wait()
+        await _run_callback_stream(sd.RawOutputStream, RECEIVE_RATE, callback)
+
+
+async def _run_callback_stream(kind: Any, rate: int, callback: Any) -> None:
+    """Run a mono PCM16 callback stream of BLOCK_MS blocks at low latency until cancelled."""
+    with kind(
+        samplerate=rate,
+        channels=1,
+        dtype="int16",
+        blocksize=rate * BLOCK_MS // 1000,
+        latency="low",
+        callback=callback,
+    ):
+        await asyncio.Event().wait()
 
 
 async def run(base_url: str, api_key: str, *, stream_always: bool, minimal: bool) -> None:
