@@ -17,7 +17,6 @@ from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.core.events import AgentState
-from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.global_hotkey import (
     ComboTracker,
@@ -29,7 +28,6 @@ from sammy_desktop.ui.global_hotkey import (
 )
 from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings_state import SettingsState
-from sammy_desktop.ui.theme import ThemeController
 
 from .conftest import FakeAgent, MakeWindow
 
@@ -316,24 +314,10 @@ def test_key_events_from_the_listener_thread_talk_through_the_window(
 
 
 def test_space_and_the_hotkey_together_are_one_press_even_in_toggle_mode(
-    qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
-    agent: FakeAgent,
-    settings_state: SettingsState,
-    tasks: UiTasks,
+    qtbot: QtBot, agent: FakeAgent, settings_state: SettingsState, make_window: MakeWindow
 ) -> None:
     settings_state.update(push_to_talk_toggle=True)
-    window = MainWindow(
-        settings_state.settings,
-        on_quit=lambda: None,
-        theme=theme,
-        bridge=bridge,
-        controls=agent,
-        tasks=tasks,
-        settings_state=settings_state,
-    )
-    qtbot.addWidget(window)
+    window = make_window()
     window.show()
     qtbot.waitExposed(window)
     agent.move_to(AgentState.READY)

@@ -29,7 +29,6 @@ from sammy_desktop.core.events import (
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools.desktop import GroundingSource
 from sammy_desktop.tools.events import ContextShared, EscalationRaised
-from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings_state import SettingsState
@@ -271,23 +270,10 @@ def test_connect_button_and_end_session(
 
 
 def test_escape_stops_the_assistant_and_ctrl_comma_opens_settings(
-    qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
-    agent: FakeAgent,
-    settings_state: SettingsState,
+    qtbot: QtBot, agent: FakeAgent, make_window: MakeWindow
 ) -> None:
     stopped: list[bool] = []
-    window = MainWindow(
-        settings_state.settings,
-        on_quit=lambda: None,
-        theme=theme,
-        bridge=bridge,
-        controls=agent,
-        settings_state=settings_state,
-        stop_speaking=lambda: stopped.append(True),
-    )
-    qtbot.addWidget(window)
+    window = make_window(stop_speaking=lambda: stopped.append(True))
     window.show()
     qtbot.waitExposed(window)
     agent.move_to(AgentState.ASSISTANT_SPEAKING)
@@ -300,23 +286,10 @@ def test_escape_stops_the_assistant_and_ctrl_comma_opens_settings(
 
 
 def test_earcons_play_when_talking_starts_and_stops(
-    qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
-    agent: FakeAgent,
-    settings_state: SettingsState,
+    agent: FakeAgent, settings_state: SettingsState, make_window: MakeWindow
 ) -> None:
     sounds: list[str] = []
-    window = MainWindow(
-        settings_state.settings,
-        on_quit=lambda: None,
-        theme=theme,
-        bridge=bridge,
-        controls=agent,
-        settings_state=settings_state,
-        play_sound=sounds.append,
-    )
-    qtbot.addWidget(window)
+    window = make_window(play_sound=sounds.append)
     agent.move_to(AgentState.READY)
     window.on_talk_pressed()
     window.on_talk_released()

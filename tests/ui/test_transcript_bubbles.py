@@ -19,7 +19,7 @@ from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.theme import ThemeController
 from sammy_desktop.ui.transcript import MessageRow
 
-from .conftest import FakeAgent
+from .conftest import FakeAgent, MakeWindow
 
 LONG = (
     "Tokyo is nine hours ahead of London, so when it is noon here it is nine in the "
@@ -36,23 +36,9 @@ def _line(bus: EventBus, speaker: Speaker, text: str, turn_id: int) -> None:
 
 
 def test_short_lines_stay_on_one_line_and_long_ones_use_four_fifths(
-    qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
-    bus: EventBus,
-    agent: FakeAgent,
-    settings_state: SettingsState,
-    test_output_dir: Path,
+    qtbot: QtBot, bus: EventBus, agent: FakeAgent, make_window: MakeWindow, test_output_dir: Path
 ) -> None:
-    window = MainWindow(
-        settings_state.settings,
-        on_quit=lambda: None,
-        theme=theme,
-        bridge=bridge,
-        controls=agent,
-        settings_state=settings_state,
-    )
-    qtbot.addWidget(window)
+    window = make_window()
     window.resize(420, 680)
     window.show()
     qtbot.waitExposed(window)

@@ -16,27 +16,14 @@ from sammy_desktop.ui.theme import ThemeController
 from sammy_desktop.ui.tray import TrayIcon
 from sammy_desktop.ui.welcome import WelcomePanel
 
-from .conftest import FakeAgent
+from .conftest import FakeAgent, MakeWindow
 
 
 def test_the_demo_button_calls_its_callback(
-    qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
-    agent: FakeAgent,
-    settings_state: SettingsState,
-    tasks: UiTasks,
+    theme: ThemeController, tasks: UiTasks, make_window: MakeWindow
 ) -> None:
     demo_started: list[bool] = []
-    window = MainWindow(
-        settings_state.settings,
-        on_quit=lambda: None,
-        theme=theme,
-        bridge=bridge,
-        controls=agent,
-        tasks=tasks,
-    )
-    qtbot.addWidget(window)
+    window = make_window()
 
     def start_demo() -> None:
         demo_started.append(True)
@@ -73,24 +60,10 @@ def test_an_empty_key_is_refused_without_touching_the_keyring(
 
 
 def test_tray_follows_state_and_toggles_the_window(
-    qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
-    agent: FakeAgent,
-    settings_state: SettingsState,
-    tasks: UiTasks,
+    bridge: EventBridge, agent: FakeAgent, make_window: MakeWindow
 ) -> None:
     quits: list[bool] = []
-    window = MainWindow(
-        settings_state.settings,
-        on_quit=lambda: quits.append(True),
-        theme=theme,
-        bridge=bridge,
-        controls=agent,
-        tasks=tasks,
-        settings_state=settings_state,
-    )
-    qtbot.addWidget(window)
+    window = make_window(on_quit=lambda: quits.append(True))
     window.show()
     tray = TrayIcon(window, bridge, on_quit=lambda: quits.append(True))
     agent.move_to(AgentState.READY)
@@ -111,23 +84,11 @@ def test_tray_follows_state_and_toggles_the_window(
 
 
 def test_close_to_tray_hides_instead_of_quitting(
-    qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
-    agent: FakeAgent,
-    settings_state: SettingsState,
+    settings_state: SettingsState, make_window: MakeWindow
 ) -> None:
     quits: list[bool] = []
     settings_state.update(close_to_tray=True)
-    window = MainWindow(
-        settings_state.settings,
-        on_quit=lambda: quits.append(True),
-        theme=theme,
-        bridge=bridge,
-        controls=agent,
-        settings_state=settings_state,
-    )
-    qtbot.addWidget(window)
+    window = make_window(on_quit=lambda: quits.append(True))
     window.show()
     window.set_tray_available(True)
     window.close()
