@@ -18,17 +18,10 @@ from typing import TYPE_CHECKING, Final
 from sammy_desktop.config import Settings
 from sammy_desktop.config.secrets import SecretStore
 from sammy_desktop.core.live import FailureKind, LiveConnectionError, resolve_api_base_url
-from sammy_desktop.lazy import lazy_module
+from sammy_desktop.live_sdk import genai, types
 
 if TYPE_CHECKING:
-    from google import genai
-    from google.genai import types
-
     from sammy_desktop.sim import LiveSimulator
-else:
-    # Imported on first use (see sammy_desktop.lazy): the window shows without them.
-    genai = lazy_module("google.genai")
-    types = lazy_module("google.genai.types")
 
 __all__ = ["DEMO_API_KEY", "Backend"]
 

@@ -1,19 +1,9 @@
 """Modules imported on first use, so the window shows before the heavy ones load.
 
-``google.genai`` takes about 0.4 s to import (its ``types`` module builds some 500 pydantic
-models), a third of the app's start-up, and nothing needs it before the first connection.
-The modules that use it bind it like this::
-
-    if TYPE_CHECKING:
-        from google.genai import types
-    else:
-        types = lazy_module("google.genai.types")
-
-Type checkers see the real module. At run time the name is a stand-in that imports the
-module the first time one of its attributes is read, then takes over the module's namespace,
-so every later attribute read is an ordinary one, with no indirection left.
-:func:`sammy_desktop.desktop_app.DesktopApp.run` imports the SDK on a worker thread right
-after the window is shown, so the first connection rarely waits for it either.
+:mod:`sammy_desktop.live_sdk` binds the Live SDK this way: type checkers see the real
+modules, and at run time each name is a :class:`LazyModule`, a stand-in that imports the
+module the first time one of its attributes is read, then takes over the module's
+namespace, so every later attribute read is an ordinary one, with no indirection left.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from sammy_desktop.config import Settings, TalkMode
 from sammy_desktop.core.backoff import ReconnectPolicy
@@ -76,7 +76,7 @@ from sammy_desktop.core.outbox import RealtimeOutbox
 from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner, TurnAwareSink
 from sammy_desktop.core.turns import Turn
 from sammy_desktop.eventbus import EventBus, Subscription
-from sammy_desktop.lazy import lazy_module
+from sammy_desktop.live_sdk import genai, types
 from sammy_desktop.tools.context import AgentStateSnapshot
 from sammy_desktop.tools.desktop.events import TimerAnnouncementPending, TimersRunningAtQuit
 from sammy_desktop.tools.desktop.web_search import GroundingSummary, grounding_sources
@@ -97,14 +97,6 @@ _ACTIVE_STATES = frozenset(
         AgentState.ASSISTANT_SPEAKING,
     }
 )
-
-if TYPE_CHECKING:
-    from google import genai
-    from google.genai import types
-else:
-    # Imported on first use (see sammy_desktop.lazy): the window shows without them.
-    genai = lazy_module("google.genai")
-    types = lazy_module("google.genai.types")
 _RUNNING_STATES = _ACTIVE_STATES | {AgentState.CONNECTING, AgentState.RECONNECTING}
 
 _WHAT_TO_DO = {

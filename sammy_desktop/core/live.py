@@ -29,17 +29,10 @@ import websockets
 
 from sammy_desktop.config import Settings, TalkMode
 from sammy_desktop.core.ports import ClientFactory
-from sammy_desktop.lazy import lazy_module
+from sammy_desktop.live_sdk import errors, genai, types
 
 if TYPE_CHECKING:
-    from google import genai
-    from google.genai import errors, types
     from google.genai.live import AsyncSession
-else:
-    # Imported on first use (see sammy_desktop.lazy): the window shows without them.
-    genai = lazy_module("google.genai")
-    errors = lazy_module("google.genai.errors")
-    types = lazy_module("google.genai.types")
 
 __all__ = [
     "API_BASE_URL_ENV",

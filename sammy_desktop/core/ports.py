@@ -9,17 +9,9 @@ The core never imports the audio layer: the app hands it an object that satisfie
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
+from typing import Protocol, TypeAlias, runtime_checkable
 
-from sammy_desktop.lazy import lazy_module
-
-if TYPE_CHECKING:
-    from google import genai
-    from google.genai import types
-else:
-    # Imported on first use (see sammy_desktop.lazy): the window shows without them.
-    genai = lazy_module("google.genai")
-    types = lazy_module("google.genai.types")
+from sammy_desktop.live_sdk import genai, types
 
 __all__ = ["AudioSink", "ClientFactory", "Respond", "ToolRunner", "TurnAwareSink"]
 

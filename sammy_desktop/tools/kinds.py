@@ -3,16 +3,8 @@
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING
 
-from sammy_desktop.lazy import lazy_module
-
-if TYPE_CHECKING:
-    from google.genai import types
-else:
-    # Imported on first use (see sammy_desktop.lazy): the window shows without it.
-    types = lazy_module("google.genai.types")
-
+from sammy_desktop.live_sdk import types
 
 __all__ = ["ResponseScheduling", "ToolBehavior", "ToolCategory"]
 

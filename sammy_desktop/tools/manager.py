@@ -21,12 +21,12 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any, TypeAlias
 
 from pydantic import BaseModel, ValidationError
 
 from sammy_desktop.eventbus import EventBus
-from sammy_desktop.lazy import lazy_module
+from sammy_desktop.live_sdk import types
 from sammy_desktop.tools import plugins
 from sammy_desktop.tools.answers import checked_result, fit_to_frame, handler_error, model_output
 from sammy_desktop.tools.builtins import builtin_tools
@@ -51,12 +51,6 @@ from sammy_desktop.tools.events import (
 )
 from sammy_desktop.tools.kinds import ResponseScheduling, ToolBehavior
 from sammy_desktop.tools.results import ToolErrorKind, ToolResult, feedback_from_validation_error
-
-if TYPE_CHECKING:
-    from google.genai import types
-else:
-    # Imported on first use (see sammy_desktop.lazy): the window shows without it.
-    types = lazy_module("google.genai.types")
 
 __all__ = [
     "DEFAULT_FRAME_BUDGET_BYTES",

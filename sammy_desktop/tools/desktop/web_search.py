@@ -11,16 +11,9 @@ transcript can show where the answer came from.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from sammy_desktop.config import Settings
-from sammy_desktop.lazy import lazy_module
-
-if TYPE_CHECKING:
-    from google.genai import types
-else:
-    # Imported on first use (see sammy_desktop.lazy): the window shows without it.
-    types = lazy_module("google.genai.types")
+from sammy_desktop.live_sdk import types
 
 __all__ = ["GroundingSource", "GroundingSummary", "grounding_sources", "search_tools"]
 
