@@ -232,7 +232,9 @@ class DesktopApp:
             history=self.history,
             extra_tools=search_tools,
             take_announcements=self.timers.take_announcements,
+            before_connect=self._ready_to_connect,
         )
+        self._live_sdk_loading: asyncio.Future[bool] | None = None
         self._agent_ref.append(self.agent)
         self.controls = VoiceControls(self.agent, self.audio)
 
@@ -327,36 +329,37 @@ class DesktopApp:
     async def run(self, on_window_shown: Callable[[MainWindow], None] | None = None) -> int:
         """Show the window, connect (or welcome), and run until a quit is asked for.
 
-        The window shows as soon as the devices are open; the Live SDK and the demo's
-        simulator (a third of the start-up when imported up front) load on a worker thread
-        after that, and the connection starts once they are in.
+        The window shows as soon as the devices are open. The Live SDK (a third of the
+        start-up when imported up front) loads on a worker thread after that; a connection
+        started meanwhile says Connecting and waits for it (:meth:`_ready_to_connect`).
         """
         await self._start_audio()
         self.hotkey.apply()
-        demo = self._options.demo
-        has_key = not demo and self.backend.has_key()
-        if demo:
-            # The first paint already says "offline demo", with the conversation.
-            self.window.set_demo_mode(True)
-            self.window.show_conversation()
-        elif not has_key:
+        if self._options.demo:
+            await self.start_demo()
+        elif self.backend.has_key():
+            if self._settings().connect_on_start:
+                self.tasks.run(self.agent.start(), name="agent-start")
+        else:
             self._show_welcome()
         self.window.show()
         _log.info("window shown")
         if on_window_shown is not None:
             on_window_shown(self.window)
-        if await self._load_live_sdk(demo=demo) and not self._quit.requested():
-            if demo:
-                await self.start_demo()
-            elif has_key and self._settings().connect_on_start:
-                self.tasks.run(self.agent.start(), name="agent-start")
+        self._live_sdk()
         await self._quit.wait()
         return self._quit.exit_code
 
-    async def _load_live_sdk(self, *, demo: bool) -> bool:
+    def _live_sdk(self) -> asyncio.Future[bool]:
+        """The Live SDK's loading, started on first call: True once loaded, False if broken."""
+        if self._live_sdk_loading is None:
+            self._live_sdk_loading = asyncio.ensure_future(self._load_live_sdk())
+        return self._live_sdk_loading
+
+    async def _load_live_sdk(self) -> bool:
         """Load the Live SDK off the loop; a broken installation is shown, not a crash."""
         try:
-            await asyncio.to_thread(_load_live_sdk, demo=demo)
+            await asyncio.to_thread(_load_live_sdk)
         except Exception as exc:  # noqa: BLE001 - the window stays, with the reason
             _log.exception("the Live SDK could not be loaded")
             self.window.banners.show_banner(
@@ -368,10 +371,21 @@ class DesktopApp:
             return False
         return True
 
+    async def _ready_to_connect(self) -> None:
+        """The agent's ``before_connect``: the SDK loaded and, for the demo, the simulator up."""
+        if not await asyncio.shield(self._live_sdk()):
+            raise RuntimeError("the Live SDK could not be loaded (see the banner)")
+        if self.agent.demo_mode:
+            await asyncio.to_thread(importlib.import_module, "sammy_desktop.sim")
+            await self.backend.start_demo()
+
     async def start_demo(self) -> None:
-        """Switch to the offline demo: the embedded simulator answers from now on."""
+        """Switch to the offline demo: the embedded simulator answers from now on.
+
+        The agent says Connecting at once; the simulator starts before its first
+        connection (:meth:`_ready_to_connect`).
+        """
         await self.agent.stop()
-        await self.backend.start_demo()
         self.agent.demo_mode = True
         self.window.set_demo_mode(True)
         self.window.show_conversation()
@@ -419,7 +433,7 @@ class DesktopApp:
 
     async def _restart_for_key(self, has_key: bool) -> None:
         await self.agent.stop()
-        if self.backend.demo_mode:
+        if self.agent.demo_mode:
             await self.backend.stop_demo()
             self.agent.demo_mode = False
             self.window.set_demo_mode(False)
@@ -460,18 +474,15 @@ class DesktopApp:
                 )
 
 
-def _load_live_sdk(*, demo: bool) -> None:
-    """Import the Live SDK (and the simulator for the demo) on a worker thread.
+def _load_live_sdk() -> None:
+    """Import the Live SDK on a worker thread.
 
-    The modules bind them lazily (:mod:`sammy_desktop.lazy`); loading them here, off the
-    loop thread, keeps the window responsive meanwhile, and the first connection finds
-    them ready.
+    The modules bind it lazily (:mod:`sammy_desktop.live_sdk`); loading it here, off the
+    loop thread, keeps the window responsive meanwhile.
     """
     started = time.perf_counter()
     importlib.import_module("google.genai.types")
     importlib.import_module("google.genai.live")
-    if demo:
-        importlib.import_module("sammy_desktop.sim")
     _log.debug("Live SDK loaded in %.0f ms", (time.perf_counter() - started) * 1000)
 
 

@@ -39,7 +39,7 @@ import random
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -176,6 +176,10 @@ class AgentCore:
             (``search_tools``: Google Search); in the setup and in every context update.
         take_announcements: hands over texts the model must be told at the next quiet
             moment, and forgets them (``TimerService.take_announcements``).
+        before_connect: awaited, in the Connecting state, before the first client of a
+            session is built: whatever ``client_factory`` needs that may still be on its
+            way (the app: the Live SDK loading after the window shows, and the demo's
+            simulator). It may raise :class:`LiveConnectionError` like the factory.
     """
 
     def __init__(
@@ -195,6 +199,7 @@ class AgentCore:
         buffer_bytes: int = DEFAULT_BUFFER_BYTES,
         extra_tools: Callable[[Settings], Sequence[types.Tool]] = _no_extra_tools,
         take_announcements: Callable[[], Sequence[str]] = _no_announcements,
+        before_connect: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._bus = bus
         self._settings = settings
@@ -209,6 +214,7 @@ class AgentCore:
         self._demo_mode = demo_mode
         self._extra_tools = extra_tools
         self._take_announcements = take_announcements
+        self._before_connect = before_connect
 
         self._state = AgentState.DISCONNECTED
         self._progress = asyncio.Event()  # set on every state change and playback drain
@@ -622,6 +628,8 @@ class AgentCore:
         """Connect, resuming when there is a handle; falls back to a fresh session."""
         if self._client is None:
             try:
+                if self._before_connect is not None:
+                    await self._before_connect()
                 self._client = self._client_factory()
             except LiveConnectionError as exc:  # no key, say: the factory explains
                 return exc

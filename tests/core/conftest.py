@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -261,6 +261,7 @@ def core_harness(tmp_path: Path) -> HarnessFactory:
         with_timers: bool = False,
         settings: Settings | None = None,
         extra_tools: Callable[[Settings], list[types.Tool]] | None = None,
+        before_connect: Callable[[], Awaitable[None]] | None = None,
     ) -> AsyncIterator[Harness]:
         bus = EventBus()
         events = EventLog(bus)
@@ -310,6 +311,7 @@ def core_harness(tmp_path: Path) -> HarnessFactory:
                 buffer_bytes=buffer_bytes or DEFAULT_BUFFER_BYTES,
                 take_announcements=timers.take_announcements,
                 extra_tools=extra_tools or (lambda _settings: []),
+                before_connect=before_connect,
             )
             core_ref.append(core)
             harness = Harness(

@@ -256,6 +256,41 @@ async def test_api_without_a_session_is_harmless(core_harness: HarnessFactory) -
         assert h.sim.connection_count == 0
 
 
+async def test_before_connect_holds_the_first_connection_in_connecting(
+    core_harness: HarnessFactory,
+) -> None:
+    # The app's SDK still loading: Connecting shows at once, nothing is dialled until then.
+    loaded = asyncio.Event()
+    waiting = asyncio.Event()
+
+    async def sdk_loaded() -> None:
+        waiting.set()
+        await loaded.wait()
+
+    async with core_harness(Scenario(), before_connect=sdk_loaded) as h:
+        await h.core.start()
+        await asyncio.wait_for(waiting.wait(), 5)
+        assert h.core.state is AgentState.CONNECTING
+        assert h.sim.connection_count == 0
+        loaded.set()
+        await h.events.wait_state(AgentState.READY)
+        assert h.sim.connection_count == 1
+
+
+async def test_before_connect_failing_like_the_factory_is_its_error_state(
+    core_harness: HarnessFactory,
+) -> None:
+    async def refuse() -> None:
+        raise LiveConnectionError(FailureKind.AUTH, None, "No API key is set.")
+
+    async with core_harness(Scenario(), before_connect=refuse) as h:
+        await h.core.start()
+        error = await h.events.wait_for(ErrorRaised)
+        assert error.kind is ErrorKind.AUTH
+        assert "No API key is set." in error.message
+        assert h.sim.connection_count == 0
+
+
 async def test_a_client_factory_that_cannot_build_a_client_is_an_error_state(
     tmp_path: Path,
 ) -> None:

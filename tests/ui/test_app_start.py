@@ -68,7 +68,7 @@ def test_a_broken_live_sdk_is_shown_in_the_window_not_a_crash(
     # must leave the window up with the reason, and quitting must still be clean.
     import sammy_desktop.desktop_app as desktop_app
 
-    def broken(*, demo: bool) -> None:
+    def broken() -> None:
         raise ImportError("cannot import name 'types' from 'google.genai' (test)")
 
     monkeypatch.setattr(desktop_app, "_load_live_sdk", broken)
