@@ -47,6 +47,27 @@ class AgentState(enum.StrEnum):
     ERROR = "error"
     ENDED = "ended"
 
+    @property
+    def is_connected(self) -> bool:
+        """A connection is up: the conversation can take speech and text now."""
+        return self in _CONNECTED_STATES
+
+    @property
+    def is_running(self) -> bool:
+        """A session exists: connected, or on its way to a connection."""
+        return self in _RUNNING_STATES
+
+
+_CONNECTED_STATES = frozenset(
+    {
+        AgentState.READY,
+        AgentState.USER_SPEAKING,
+        AgentState.THINKING,
+        AgentState.ASSISTANT_SPEAKING,
+    }
+)
+_RUNNING_STATES = _CONNECTED_STATES | {AgentState.CONNECTING, AgentState.RECONNECTING}
+
 
 class Speaker(enum.StrEnum):
     """Who said a transcript line."""

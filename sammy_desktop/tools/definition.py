@@ -76,7 +76,12 @@ class ToolDefinition(Generic[InT, OutT]):
             tool does not interrupt the person, as the original tool system does.
         timeout_s: the handler is cancelled and the model told after this long; None for
             no limit. Covers ``on_input_available`` and the whole of a streaming handler.
-        requires_confirmation: ask the person before every run.
+        requires_confirmation: ask the person before every run (the manager asks, before
+            the handler is called).
+        confirms_in_handler: the handler itself asks the person (``context.confirm``) before
+            it acts, after checking what it was asked, so nobody is asked about something
+            that would be refused anyway. Together with ``requires_confirmation`` this is
+            what :attr:`asks_first` reports (the settings pane's "asks first" badge).
         confirmation_prompt: builds the question from the input; a default names the tool.
         confirmation_timeout_s: no answer within this long counts as no.
         enabled_by_default: whether the tool is on before the person decides.
@@ -96,6 +101,7 @@ class ToolDefinition(Generic[InT, OutT]):
     error_scheduling: ResponseScheduling = ResponseScheduling.SILENT
     timeout_s: float | None = DEFAULT_TIMEOUT_S
     requires_confirmation: bool = False
+    confirms_in_handler: bool = False
     confirmation_prompt: Callable[[InT], str] | None = None
     confirmation_timeout_s: float = DEFAULT_CONFIRMATION_TIMEOUT_S
     enabled_by_default: bool = True
@@ -138,6 +144,11 @@ class ToolDefinition(Generic[InT, OutT]):
             raise ToolDefinitionError(f"tool {self.name!r}: {error}") from error
 
     @property
+    def asks_first(self) -> bool:
+        """Whether the person is asked before the tool acts (by the manager or the handler)."""
+        return self.requires_confirmation or self.confirms_in_handler
+
+    @property
     def streams_progress(self) -> bool:
         """True when the handler is an async generator (it may send several answers)."""
         return inspect.isasyncgenfunction(self.handler)
@@ -173,6 +184,7 @@ def tool(
     error_scheduling: ResponseScheduling = ResponseScheduling.SILENT,
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
     requires_confirmation: bool = False,
+    confirms_in_handler: bool = False,
     confirmation_prompt: Callable[[Any], str] | None = None,
     confirmation_timeout_s: float = DEFAULT_CONFIRMATION_TIMEOUT_S,
     enabled_by_default: bool = True,
@@ -222,6 +234,7 @@ def tool(
             error_scheduling=error_scheduling,
             timeout_s=timeout_s,
             requires_confirmation=requires_confirmation,
+            confirms_in_handler=confirms_in_handler,
             confirmation_prompt=confirmation_prompt,
             confirmation_timeout_s=confirmation_timeout_s,
             enabled_by_default=enabled_by_default,

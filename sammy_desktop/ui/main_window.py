@@ -69,6 +69,7 @@ from sammy_desktop.tools.events import (
     EndSessionRequested,
     EscalationRaised,
 )
+from sammy_desktop.tools.wording import human_duration
 from sammy_desktop.ui.assets import Assets
 from sammy_desktop.ui.banners import BannerArea
 from sammy_desktop.ui.bridge import EventBridge
@@ -133,21 +134,6 @@ _SHARED_WORDS: Final = {
     "user_preferences": "your preferences",
     "custom_context": "custom context",
 }
-
-
-def _human_duration(seconds: float) -> str:
-    """``45 s``, ``5 min``, ``1 h 30 min``."""
-    total = round(seconds)
-    if total < 60:
-        return f"{total} s"
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    parts = [f"{hours} h"] if hours else []
-    if minutes:
-        parts.append(f"{minutes} min")
-    if secs and not hours:
-        parts.append(f"{secs} s")
-    return " ".join(parts)
 
 
 def _shared_summary(shared: dict[str, object]) -> str:
@@ -989,8 +975,7 @@ class MainWindow(QMainWindow):
         self.banners.show_banner(
             f"timer-{timer.id}",
             "info",
-            f"Timer “{timer.label}” set for {_human_duration(timer.duration_s)}; "
-            f"it ends at {ends}.",
+            f"Timer “{timer.label}” set for {human_duration(timer.duration_s)}; it ends at {ends}.",
         )
 
     def on_timer_fired(self, event: TimerFired) -> None:

@@ -48,7 +48,6 @@ from sammy_desktop.config.settings import DEFAULT_MODEL
 from sammy_desktop.config.store import SettingsError
 from sammy_desktop.core.events import ToolsChanged
 from sammy_desktop.tools.capabilities import capabilities_for
-from sammy_desktop.tools.desktop.pack import TOOLS_THAT_ASK_FIRST
 from sammy_desktop.tools.kinds import ToolCategory
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.controls import AgentControls, UiTasks
@@ -70,7 +69,6 @@ __all__ = [
     "SettingsWindow",
     "ToolCatalog",
     "ToolInfo",
-    "asks_first",
     "open_folder_on_desktop",
 ]
 
@@ -125,8 +123,8 @@ class ToolInfo(Protocol):
         ...
 
     @property
-    def requires_confirmation(self) -> bool:
-        """Whether it asks the person first."""
+    def asks_first(self) -> bool:
+        """Whether the person is asked before it acts."""
         ...
 
 
@@ -163,15 +161,6 @@ class AboutInfo:
 def open_folder_on_desktop(folder: Path) -> bool:
     """Show ``folder`` in the desktop's file manager; False when the desktop refused."""
     return bool(QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))))
-
-
-def asks_first(tool: ToolInfo) -> bool:
-    """Whether the tool asks the person before it acts (the "asks first" badge).
-
-    Some desktop tools ask from inside their handler rather than through
-    ``requires_confirmation``; the pack lists them.
-    """
-    return tool.requires_confirmation or tool.name in TOOLS_THAT_ASK_FIRST
 
 
 def _first_line(text: str) -> str:
@@ -501,7 +490,7 @@ class SettingsWindow(QWidget):
         name = QLabel(tool.name)
         name.setObjectName("fieldTitle")
         top.addWidget(name)
-        if asks_first(tool):
+        if tool.asks_first:
             badge = QLabel("asks first")
             badge.setObjectName("badge")
             badge.setToolTip("The assistant needs your approval every time it uses this tool.")
@@ -517,7 +506,7 @@ class SettingsWindow(QWidget):
         switch = ToggleSwitch()
         assert self._tools is not None
         switch.setChecked(self._tools.is_enabled(tool.name))
-        confirm = ", asks first" if asks_first(tool) else ""
+        confirm = ", asks first" if tool.asks_first else ""
         switch.setAccessibleName(f"{tool.name} ({tool.category}{confirm})")
         switch.setAccessibleDescription(_first_line(tool.description))
         switch.toggled.connect(lambda on, n=tool.name: self.set_tool_enabled(n, on))

@@ -14,6 +14,7 @@ import pytest
 from sammy_desktop.eventbus import Event, EventBus
 from tests.audio.signals import speak
 from tests.audio.virtual_devices import MIC_FEED, SPEAKER, SPEAKER_MONITOR, SinkKeepAlive
+from tests.helpers.events import EventLog
 
 E = TypeVar("E", bound=Event)
 
@@ -54,34 +55,6 @@ class BlockCollector:
                 await self._grown.wait()
 
         await asyncio.wait_for(wait(), within)
-
-
-class EventLog:
-    """Records every event on a bus and lets a test wait for one of a given type."""
-
-    def __init__(self, bus: EventBus) -> None:
-        self.events: list[Event] = []
-        self._changed = asyncio.Event()
-        bus.subscribe(Event, self._on_event)
-
-    def _on_event(self, event: Event) -> None:
-        self.events.append(event)
-        self._changed.set()
-
-    def of(self, event_type: type[E]) -> list[E]:
-        """The events of ``event_type`` so far."""
-        return [e for e in self.events if isinstance(e, event_type)]
-
-    async def wait_for(self, event_type: type[E], *, count: int = 1, within: float = 10) -> E:
-        """Wait until ``count`` events of ``event_type`` have arrived; return the last."""
-
-        async def wait() -> E:
-            while len(self.of(event_type)) < count:
-                self._changed.clear()
-                await self._changed.wait()
-            return self.of(event_type)[count - 1]
-
-        return await asyncio.wait_for(wait(), within)
 
 
 async def until(condition: Callable[[], bool], *, within: float = 5.0) -> None:

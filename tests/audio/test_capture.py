@@ -10,9 +10,10 @@ import pytest
 
 from sammy_desktop.audio import CAPTURE_RATE, AudioCapture, AudioLevel
 from sammy_desktop.eventbus import EventBus
-from tests.audio.conftest import BlockCollector, EventLog
+from tests.audio.conftest import BlockCollector
 from tests.audio.signals import best_lag, windowed_correlations
 from tests.audio.virtual_devices import play_into_mic
+from tests.helpers.events import EventLog
 
 BLOCK_SAMPLES = CAPTURE_RATE // 100
 

@@ -23,9 +23,10 @@ from sammy_desktop.audio import (
 )
 from sammy_desktop.config.settings import Settings
 from sammy_desktop.eventbus import EventBus
-from tests.audio.conftest import BlockCollector, EventLog
+from tests.audio.conftest import BlockCollector
 from tests.audio.signals import best_lag, energy, tone
 from tests.audio.virtual_devices import MonitorRecorder, SinkKeepAlive
+from tests.helpers.events import EventLog
 
 pytestmark = [pytest.mark.audio, pytest.mark.usefixtures("running_sinks")]
 

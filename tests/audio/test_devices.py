@@ -20,7 +20,7 @@ from sammy_desktop.audio import (
     resolve_device,
 )
 from sammy_desktop.eventbus import EventBus
-from tests.audio.conftest import BlockCollector, EventLog
+from tests.audio.conftest import BlockCollector
 from tests.audio.signals import tone
 from tests.audio.virtual_devices import (
     SPEAKER,
@@ -28,6 +28,7 @@ from tests.audio.virtual_devices import (
     pactl,
     unload_virtual_devices,
 )
+from tests.helpers.events import EventLog
 
 pytestmark = pytest.mark.audio
 
@@ -109,7 +110,7 @@ async def test_streams_recover_when_the_sound_server_loses_and_regains_its_devic
         playback.play(tone(440.0, 5.0, rate=MODEL_RATE).tobytes())
         await events.wait_for(PlaybackStarted)
         restore_virtual_devices.extend(unload_virtual_devices())
-        output_error = await events.wait_for(StreamError, within=10)
+        output_error = await events.wait_for(StreamError, within_s=10)
         while {e.direction for e in events.of(StreamError)} != {"input", "output"}:
             await events.wait_for(StreamError, count=len(events.of(StreamError)) + 1)
         assert output_error.reason
@@ -124,7 +125,7 @@ async def test_streams_recover_when_the_sound_server_loses_and_regains_its_devic
         restore_virtual_devices.clear()
         while {e.direction for e in events.of(StreamRecovered)} != {"input", "output"}:
             await events.wait_for(
-                StreamRecovered, count=len(events.of(StreamRecovered)) + 1, within=15
+                StreamRecovered, count=len(events.of(StreamRecovered)) + 1, within_s=15
             )
         blocks = len(collector.blocks)
         await collector.wait_for_blocks(blocks + 5)

@@ -21,9 +21,9 @@ from sammy_desktop.audio import (
     rms_dbfs,
 )
 from sammy_desktop.eventbus import EventBus
-from tests.audio.conftest import EventLog
 from tests.audio.signals import energy
 from tests.audio.virtual_devices import play_into_mic
+from tests.helpers.events import EventLog
 
 _log = logging.getLogger(__name__)
 
@@ -187,7 +187,7 @@ async def test_echo_is_removed_through_the_real_devices(
             engine.playback.play(far_speech_24k[start : start + FRAME_24K * 4].tobytes())
         await events.wait_for(PlaybackStarted)
         started = time.monotonic()
-        await events.wait_for(PlaybackDrained, within=20)
+        await events.wait_for(PlaybackDrained, within_s=20)
         drained = time.monotonic()
         assert not engine.capture.is_muted, "with echo cancellation on the mic stays open"
         near_from = time.monotonic() + 0.2

@@ -21,10 +21,10 @@ from sammy_desktop.audio import (
     rms_dbfs,
 )
 from sammy_desktop.eventbus import EventBus
-from tests.audio.conftest import EventLog
 from tests.audio.signals import best_lag, tone
 from tests.audio.test_echo import StampedBlocks, erle_db
 from tests.audio.virtual_devices import MonitorRecorder
+from tests.helpers.events import EventLog
 
 pytestmark = [pytest.mark.audio, pytest.mark.usefixtures("running_sinks")]
 
@@ -92,7 +92,7 @@ async def test_speech_and_an_effect_mix_and_clip_instead_of_wrapping(
         playback.end_of_turn()
         await events.wait_for(PlaybackStarted)
         playback.play_effect(effect.tobytes())
-        await events.wait_for(PlaybackDrained, within=10)
+        await events.wait_for(PlaybackDrained, within_s=10)
         await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 5, within=5)
     finally:
         recording = await recorder.stop()

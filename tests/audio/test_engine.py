@@ -17,9 +17,10 @@ from sammy_desktop.audio import (
 )
 from sammy_desktop.config.settings import Settings, TalkMode
 from sammy_desktop.eventbus import EventBus
-from tests.audio.conftest import BlockCollector, EventLog
+from tests.audio.conftest import BlockCollector
 from tests.audio.signals import tone
 from tests.audio.virtual_devices import play_into_mic
+from tests.helpers.events import EventLog
 
 
 def muted(engine: AudioEngine) -> bool:

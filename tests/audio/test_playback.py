@@ -15,9 +15,9 @@ from sammy_desktop.audio import (
     PlaybackStarted,
 )
 from sammy_desktop.eventbus import EventBus
-from tests.audio.conftest import EventLog
 from tests.audio.signals import best_lag, tone, windowed_correlations
 from tests.audio.virtual_devices import MonitorRecorder
+from tests.helpers.events import EventLog
 
 _log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ async def test_speech_played_is_what_the_speaker_gets(
         play_in_chunks(playback, short_speech_24k)
         assert still_playing(playback)
         await events.wait_for(PlaybackStarted)
-        drained = await events.wait_for(PlaybackDrained, within=15)
+        drained = await events.wait_for(PlaybackDrained, within_s=15)
         assert not drained.interrupted
         assert not still_playing(playback)
         await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 5, within=5)
@@ -125,7 +125,7 @@ async def test_a_short_answer_starts_below_the_threshold_and_drains_at_end_of_tu
         playback.play(tone(880.0, 0.05, rate=MODEL_RATE).tobytes())
         await events.wait_for(PlaybackStarted)
         playback.end_of_turn()
-        drained = await events.wait_for(PlaybackDrained, within=10)
+        drained = await events.wait_for(PlaybackDrained, within_s=10)
     finally:
         await playback.stop()
     assert not drained.interrupted

@@ -18,8 +18,8 @@ from sammy_desktop.audio import (
     PlaybackStarted,
 )
 from sammy_desktop.eventbus import EventBus
-from tests.audio.conftest import EventLog
 from tests.audio.signals import tone
+from tests.helpers.events import EventLog
 
 
 async def queue_ran_dry(bus: EventBus, playback: AudioPlayback) -> None:
@@ -69,13 +69,13 @@ async def test_an_underrun_deepens_the_buffer_and_a_clean_answer_lowers_it(
         assert playback.underruns == 2
         assert playback.depth_ms == pytest.approx(40)
         playback.end_of_turn()
-        await events.wait_for(PlaybackDrained, within=10)
+        await events.wait_for(PlaybackDrained, within_s=10)
         # The answer had underruns: no shrinking yet.
         assert playback.depth_ms == pytest.approx(40)
 
         playback.play(chunk)
         playback.end_of_turn()
-        await events.wait_for(PlaybackDrained, count=2, within=10)
+        await events.wait_for(PlaybackDrained, count=2, within_s=10)
     finally:
         await playback.stop()
     assert playback.underruns == 2

@@ -20,9 +20,10 @@ from sammy_desktop.audio import (
     StreamError,
 )
 from sammy_desktop.eventbus import EventBus
-from tests.audio.conftest import EventLog, until
+from tests.audio.conftest import until
 from tests.audio.signals import best_lag, tone
 from tests.audio.virtual_devices import MonitorRecorder
+from tests.helpers.events import EventLog
 
 pytestmark = [pytest.mark.audio, pytest.mark.usefixtures("running_sinks")]
 
@@ -135,7 +136,7 @@ async def test_speaker_reports_ride_along_with_a_live_microphone(
         engine.end_of_turn()
         await events.wait_for(PlaybackStarted)
         blocks0, wakeups0 = engine.playback.blocks, engine.playback.loop_wakeups
-        await events.wait_for(PlaybackDrained, within=10)
+        await events.wait_for(PlaybackDrained, within_s=10)
         reports = engine.playback.blocks - blocks0
         wakeups = engine.playback.loop_wakeups - wakeups0
     finally:
@@ -156,7 +157,7 @@ async def test_without_a_live_microphone_the_speaker_reports_itself(
         playback.end_of_turn()
         await events.wait_for(PlaybackStarted)
         blocks0, wakeups0 = playback.blocks, playback.loop_wakeups
-        await events.wait_for(PlaybackDrained, within=10)
+        await events.wait_for(PlaybackDrained, within_s=10)
         reports = playback.blocks - blocks0
         wakeups = playback.loop_wakeups - wakeups0
     finally:

@@ -17,7 +17,8 @@ from sammy_desktop.audio import AudioDevice, DeviceChoice, StreamError, StreamRe
 from sammy_desktop.audio import supervisor as supervisor_module
 from sammy_desktop.audio.supervisor import StreamSupervisor
 from sammy_desktop.eventbus import EventBus
-from tests.audio.conftest import EventLog, until
+from tests.audio.conftest import until
+from tests.helpers.events import EventLog
 
 DEVICE = AudioDevice(
     index=0,
@@ -90,7 +91,7 @@ async def test_a_paused_stream_is_not_a_stalled_one_and_the_watchdog_wakes_with_
         assert not supervisor.is_paused  # resuming counts as running at once
         await until(lambda: streams[0].starts == 1)
         # Running again and silent: the watchdog is back on duty.
-        error = await events.wait_for(StreamError, within=3)
+        error = await events.wait_for(StreamError, within_s=3)
         assert "no audio from the device" in error.reason
         await until(lambda: len(streams) == 2)
         supervisor.alive(supervisor.generation)
@@ -123,7 +124,7 @@ async def test_a_stream_that_will_not_start_again_is_reopened(
         supervisor.pause()
         await until(lambda: supervisor.is_paused)
         supervisor.resume()
-        error = await events.wait_for(StreamError, within=3)
+        error = await events.wait_for(StreamError, within_s=3)
         assert "would not start again" in error.reason
         await until(lambda: len(streams) == 2)
         supervisor.alive(supervisor.generation)

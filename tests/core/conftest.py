@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from sammy_desktop.config import AppPaths, Settings, TalkMode
 from sammy_desktop.core.agent import DEFAULT_BUFFER_BYTES, AgentCore, WatchdogPolicy
 from sammy_desktop.core.backoff import ReconnectPolicy
-from sammy_desktop.core.events import AgentState, StateChanged
+from sammy_desktop.core.events import AgentState
 from sammy_desktop.core.history import ConversationHistory
 from sammy_desktop.core.ports import ToolRunner
 from sammy_desktop.eventbus import Event, EventBus
@@ -39,6 +39,7 @@ from sammy_desktop.tools import (
     tool,
 )
 from sammy_desktop.tools.desktop import TimerService, timer_tools
+from tests.helpers.events import EventLog
 from tests.tools.desktop.fakes import ManualScheduler
 
 E = TypeVar("E", bound=Event)
@@ -72,68 +73,6 @@ class FakeSink:
     @property
     def played_bytes(self) -> int:
         return sum(len(chunk) for chunk in self.chunks)
-
-
-class EventLog:
-    """Every event on the bus, with waits that resolve as soon as a match arrives."""
-
-    def __init__(self, bus: EventBus) -> None:
-        self.events: list[Event] = []
-        self._waiters: list[tuple[Callable[[Event], bool], int, asyncio.Future[Event]]] = []
-        bus.subscribe(Event, self._on_event)
-
-    def _on_event(self, event: Event) -> None:
-        self.events.append(event)
-        for waiter in list(self._waiters):
-            matches, count, future = waiter
-            if not future.done() and sum(1 for e in self.events if matches(e)) >= count:
-                future.set_result(event)
-
-    def of(self, kind: type[E]) -> list[E]:
-        return [e for e in self.events if isinstance(e, kind)]
-
-    def states(self) -> list[AgentState]:
-        return [e.new for e in self.of(StateChanged)]
-
-    async def wait_for(
-        self,
-        kind: type[E],
-        predicate: Callable[[E], bool] | None = None,
-        *,
-        count: int = 1,
-        within_s: float = 5.0,
-    ) -> E:
-        """The ``count``-th event of ``kind`` matching ``predicate`` (already seen or coming)."""
-
-        def matches(event: Event) -> bool:
-            return isinstance(event, kind) and (predicate is None or predicate(event))
-
-        seen = [e for e in self.events if matches(e)]
-        if len(seen) >= count:
-            found = seen[count - 1]
-            assert isinstance(found, kind)
-            return found
-        future: asyncio.Future[Event] = asyncio.get_running_loop().create_future()
-        entry = (matches, count, future)
-        self._waiters.append(entry)
-        try:
-            await asyncio.wait_for(future, within_s)
-        except TimeoutError:
-            names = [type(e).__name__ for e in self.events[-15:]]
-            raise TimeoutError(
-                f"no {kind.__name__} #{count} within {within_s} s; last: {names}"
-            ) from None
-        finally:
-            self._waiters.remove(entry)
-        found = [e for e in self.events if matches(e)][count - 1]
-        assert isinstance(found, kind)
-        return found
-
-    async def wait_state(self, state: AgentState, *, count: int = 1, within_s: float = 5.0) -> None:
-        await self.wait_for(StateChanged, lambda e: e.new is state, count=count, within_s=within_s)
-
-
-# ------------------------------------------------------------------ test tools
 
 
 class TimeInput(BaseModel):
@@ -225,13 +164,6 @@ class Harness:
         for start in range(0, len(pcm), chunk):
             self.core.send_audio(pcm[start : start + chunk])
         self.core.end_talk()
-
-
-def speech(seconds: float, level: int = 3000) -> bytes:
-    """A loud square wave at 16 kHz: "speech" for the simulator's energy VAD."""
-    period = [level, -level] * 20
-    samples = (period * (int(16000 * seconds) // len(period) + 1))[: int(16000 * seconds)]
-    return b"".join(s.to_bytes(2, "little", signed=True) for s in samples)
 
 
 def wire_field(obj: Any, *path: str) -> Any:

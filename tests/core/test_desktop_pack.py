@@ -47,7 +47,8 @@ from sammy_desktop.tools.desktop import (
     notes_folder,
     search_tools,
 )
-from tests.core.conftest import Harness, HarnessFactory, speech, wire_field
+from tests.core.conftest import Harness, HarnessFactory, wire_field
+from tests.helpers.audio import speech
 
 SYNC_MODEL = "gemini-3.1-flash-live-preview"
 

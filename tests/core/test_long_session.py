@@ -27,7 +27,8 @@ from sammy_desktop.sim import (
     Turn,
     TurnComplete,
 )
-from tests.core.conftest import HarnessFactory, speech
+from tests.core.conftest import HarnessFactory
+from tests.helpers.audio import speech
 
 EXCHANGES = 12
 DROPPED = 6  # the exchange whose answer is cut by a dropped connection

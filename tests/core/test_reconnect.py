@@ -31,7 +31,8 @@ from sammy_desktop.sim import (
     Turn,
     TurnComplete,
 )
-from tests.core.conftest import Harness, HarnessFactory, speech, wire_field
+from tests.core.conftest import Harness, HarnessFactory, wire_field
+from tests.helpers.audio import speech
 
 
 def _finals(h: Harness) -> list[tuple[Speaker, str]]:

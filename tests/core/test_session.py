@@ -43,7 +43,8 @@ from sammy_desktop.sim import (
     Usage,
 )
 from sammy_desktop.tools import ToolManager, ToolServices
-from tests.core.conftest import FakeSink, HarnessFactory, speech
+from tests.core.conftest import FakeSink, HarnessFactory
+from tests.helpers.audio import speech
 
 _CORE_TASK_PREFIXES = ("agent-", "live-", "tool-call-", "history-writer")
 

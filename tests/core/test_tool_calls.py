@@ -34,7 +34,8 @@ from sammy_desktop.sim import (
     Usage,
 )
 from sammy_desktop.tools import ToolCallCancelled, ToolManager
-from tests.core.conftest import HarnessFactory, speech
+from tests.core.conftest import HarnessFactory
+from tests.helpers.audio import speech
 
 
 def _responses(h: Any) -> list[dict[str, Any]]:

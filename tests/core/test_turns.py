@@ -24,7 +24,8 @@ from sammy_desktop.sim import (
     TurnComplete,
     Usage,
 )
-from tests.core.conftest import HarnessFactory, speech, wire_field
+from tests.core.conftest import HarnessFactory, wire_field
+from tests.helpers.audio import speech
 
 ANSWER_S = 0.3
 ANSWER_BYTES = int(24000 * ANSWER_S) * 2

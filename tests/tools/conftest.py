@@ -18,6 +18,7 @@ from sammy_desktop.tools import (
     ToolServices,
     TranscriptLine,
 )
+from tests.helpers.events import EventLog
 from tests.tools.fakes import RecordingResponder
 
 E = TypeVar("E", bound=Event)
@@ -25,22 +26,6 @@ E = TypeVar("E", bound=Event)
 # A fixed, non-UTC local time so time-zone handling is visible in assertions.
 FIXED_NOW = datetime(2026, 11, 30, 9, 15, tzinfo=timezone(timedelta(hours=1), "CET"))
 SESSION_START = FIXED_NOW - timedelta(minutes=5)
-
-
-class EventLog:
-    """Every event emitted on the bus, in order."""
-
-    def __init__(self, bus: EventBus) -> None:
-        self.all: list[Event] = []
-        bus.subscribe(Event, self.all.append)
-
-    def of(self, event_type: type[E]) -> list[E]:
-        return [event for event in self.all if isinstance(event, event_type)]
-
-    def one(self, event_type: type[E]) -> E:
-        found = self.of(event_type)
-        assert len(found) == 1, f"expected one {event_type.__name__}, got {found}"
-        return found[0]
 
 
 @pytest.fixture

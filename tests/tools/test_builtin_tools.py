@@ -21,7 +21,8 @@ from sammy_desktop.tools import (
     ToolManager,
     ToolServices,
 )
-from tests.tools.conftest import EventLog, ManagerFactory
+from tests.helpers.events import EventLog
+from tests.tools.conftest import ManagerFactory
 from tests.tools.fakes import RecordingResponder, RecordingUrlOpener
 
 

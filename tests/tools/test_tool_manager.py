@@ -38,7 +38,8 @@ from sammy_desktop.tools import (
     UnknownToolError,
     tool,
 )
-from tests.tools.conftest import EventLog, ManagerFactory
+from tests.helpers.events import EventLog
+from tests.tools.conftest import ManagerFactory
 from tests.tools.fakes import RecordingResponder, ScriptedConfirmer
 
 WAIT_S = 5.0  # generous bound for waits on events; reaching it means the test failed

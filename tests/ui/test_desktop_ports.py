@@ -86,7 +86,7 @@ def test_timer_banners(
     bus.emit(TimerStarted(_timer()))
     banner = window.banners.banner("timer-1")
     assert banner is not None
-    assert "“check the oven” set for 5 min" in banner.text
+    assert "“check the oven” set for 5 minutes" in banner.text
     bus.emit(TimerFired(_timer(TimerStatus.FINISHED), announced_live=True))
     banner = window.banners.banner("timer-1")
     assert banner is not None and banner.kind == "success"

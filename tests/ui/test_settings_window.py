@@ -29,7 +29,7 @@ from sammy_desktop.ui.settings_fields import (
     parse_applications,
 )
 from sammy_desktop.ui.settings_state import SettingsState
-from sammy_desktop.ui.settings_window import SettingsWindow, asks_first
+from sammy_desktop.ui.settings_window import SettingsWindow
 from sammy_desktop.ui.theme import ThemeController
 
 from .conftest import FakeAgent, build_settings_window
@@ -155,7 +155,7 @@ def test_tools_page_groups_by_category_and_badges_risky_ones(
         page = window._pages["Tools"]
         texts = [label.text() for label in page.findChildren(QLabel)]
         assert "Actions" in texts or "Context" in texts
-        risky = [t.name for t in manager.tools if asks_first(t)]
+        risky = [t.name for t in manager.tools if t.asks_first]
         assert {"openUrl", "deleteNote"} <= set(risky)
         assert texts.count("asks first") == len(risky)
 

@@ -34,6 +34,7 @@ from sammy_desktop.ui.confirmation import QtConfirmationPort
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.theme import ThemeController
+from tests.helpers.audio import speech
 
 E = TypeVar("E", bound=Event)
 API_KEY = "ui-test-key"
@@ -78,12 +79,6 @@ class RecordingSink:
     @property
     def is_playing(self) -> bool:
         return False
-
-
-def speech(seconds: float, level: int = 3000) -> bytes:
-    period = [level, -level] * 20
-    samples = (period * (int(16000 * seconds) // len(period) + 1))[: int(16000 * seconds)]
-    return b"".join(s.to_bytes(2, "little", signed=True) for s in samples)
 
 
 async def next_event(

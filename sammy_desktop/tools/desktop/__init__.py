@@ -28,7 +28,7 @@ from sammy_desktop.tools.desktop.links import (
 )
 from sammy_desktop.tools.desktop.note_store import Note, NoteHit, NoteStore, notes_folder
 from sammy_desktop.tools.desktop.notes import note_tools
-from sammy_desktop.tools.desktop.pack import TOOLS_THAT_ASK_FIRST, asks_first, desktop_tools
+from sammy_desktop.tools.desktop.pack import desktop_tools
 from sammy_desktop.tools.desktop.ports import (
     ApplicationLauncher,
     ClipboardPort,
@@ -51,7 +51,6 @@ from sammy_desktop.tools.desktop.web_search import (
 
 __all__ = [
     "ALLOWED_URL_SCHEMES",
-    "TOOLS_THAT_ASK_FIRST",
     "ApplicationLauncher",
     "ClipboardPort",
     "DesktopNotifier",
@@ -72,7 +71,6 @@ __all__ = [
     "TimerStarted",
     "TimerStatus",
     "TimersRunningAtQuit",
-    "asks_first",
     "check_url",
     "clipboard_tools",
     "desktop_tools",

@@ -91,6 +91,7 @@ def clipboard_tools(clipboard: ClipboardPort | None) -> list[ToolDefinition[Any,
 
     @tool(
         name=READ_CLIPBOARD,
+        confirms_in_handler=True,
         category=ToolCategory.CONTEXT,
         behavior=ToolBehavior.BLOCKING,
         timeout_s=_CONFIRMATION_TIMEOUT_S + 15.0,

@@ -192,6 +192,7 @@ def link_tools(launcher: ApplicationLauncher | None = None) -> list[ToolDefiniti
 
     @tool(
         name="openUrl",
+        confirms_in_handler=True,
         category=ToolCategory.ACTION,
         behavior=ToolBehavior.BLOCKING,
         timeout_s=_CONFIRMATION_TIMEOUT_S + 15.0,
@@ -245,6 +246,7 @@ def link_tools(launcher: ApplicationLauncher | None = None) -> list[ToolDefiniti
 
     @tool(
         name="openApplication",
+        confirms_in_handler=True,
         category=ToolCategory.ACTION,
         behavior=ToolBehavior.BLOCKING,
         timeout_s=_CONFIRMATION_TIMEOUT_S + 15.0,

@@ -193,6 +193,7 @@ def _quoted(text: str, limit: int = 120) -> str:
 
 @tool(
     name="deleteNote",
+    confirms_in_handler=True,
     category=ToolCategory.ACTION,
     behavior=ToolBehavior.BLOCKING,
     # Includes the time the person takes to answer the question.

@@ -33,19 +33,7 @@ from sammy_desktop.tools.desktop.notes import note_tools
 from sammy_desktop.tools.desktop.ports import ApplicationLauncher, ClipboardPort
 from sammy_desktop.tools.desktop.timers import TimerService, timer_tools
 
-__all__ = ["TOOLS_THAT_ASK_FIRST", "asks_first", "desktop_tools"]
-
-TOOLS_THAT_ASK_FIRST: frozenset[str] = frozenset(
-    {"deleteNote", "readClipboard", "openUrl", "openApplication"}
-)
-"""Tools of the pack that ask the person before they act.
-
-They ask from inside their handler (``context.confirm``) rather than through
-``ToolDefinition.requires_confirmation``, because they first check what they were asked
-(the note exists, the address is allowed, the application is listed) so the person is
-never asked about something that would be refused anyway. The settings pane shows
-"asks first" for the tools :func:`asks_first` says yes to.
-"""
+__all__ = ["desktop_tools"]
 
 
 def desktop_tools(
@@ -72,12 +60,3 @@ def desktop_tools(
         *clipboard_tools(clipboard),
         *link_tools(launcher),
     ]
-
-
-def asks_first(definition: ToolDefinition[Any, Any]) -> bool:
-    """Whether ``definition`` asks the person before it acts (the "asks first" badge).
-
-    True for tools the manager asks for (``requires_confirmation``) and for the pack's
-    tools that ask from inside their handler (:data:`TOOLS_THAT_ASK_FIRST`).
-    """
-    return definition.requires_confirmation or definition.name in TOOLS_THAT_ASK_FIRST

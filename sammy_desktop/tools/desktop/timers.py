@@ -45,6 +45,7 @@ from sammy_desktop.tools.desktop.events import (
 from sammy_desktop.tools.desktop.ports import DesktopNotifier, Earcon
 from sammy_desktop.tools.kinds import ResponseScheduling, ToolBehavior, ToolCategory
 from sammy_desktop.tools.results import ParameterFeedback, ToolResult
+from sammy_desktop.tools.wording import human_duration
 
 __all__ = [
     "MAX_TIMER_S",
@@ -58,7 +59,6 @@ __all__ = [
     "TimerLimitError",
     "TimerOutput",
     "TimerService",
-    "human_duration",
     "parse_duration",
     "timer_tools",
 ]
@@ -178,19 +178,6 @@ def _unit_phrase(text: str) -> float | None:
         position = part.end()
         found = True
     return total if found else None
-
-
-def human_duration(seconds: float) -> str:
-    """``seconds`` as a person says it: "10 minutes", "1 hour 30 minutes", "45 seconds"."""
-    whole = round(seconds)
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    parts = [
-        f"{value} {unit}{'' if value == 1 else 's'}"
-        for value, unit in ((hours, "hour"), (minutes, "minute"), (secs, "second"))
-        if value
-    ]
-    return " ".join(parts) or "0 seconds"
 
 
 # -- the service --------------------------------------------------------------------------

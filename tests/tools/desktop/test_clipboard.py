@@ -6,7 +6,8 @@ from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools import ConfirmationRequest, ConfirmationRequested, ToolServices
 from sammy_desktop.tools.desktop import clipboard_tools
 from sammy_desktop.tools.desktop.clipboard import MAX_READ_CHARS
-from tests.tools.conftest import EventLog, ManagerFactory
+from tests.helpers.events import EventLog
+from tests.tools.conftest import ManagerFactory
 from tests.tools.desktop.conftest import Call, error, output
 from tests.tools.desktop.fakes import FakeClipboard
 from tests.tools.fakes import ScriptedConfirmer

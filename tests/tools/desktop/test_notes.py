@@ -8,7 +8,8 @@ from pathlib import Path
 
 from sammy_desktop.tools import ConfirmationResolved, ToolErrorKind, ToolManager, ToolServices
 from sammy_desktop.tools.desktop import NoteStore, notes_folder
-from tests.tools.conftest import EventLog, ManagerFactory
+from tests.helpers.events import EventLog
+from tests.tools.conftest import ManagerFactory
 from tests.tools.desktop.conftest import Call, error, output
 from tests.tools.fakes import ScriptedConfirmer
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from sammy_desktop.config import Settings
 from sammy_desktop.tools import ToolBehavior, ToolCallFailed, ToolCategory, ToolErrorKind
-from sammy_desktop.tools.desktop import TOOLS_THAT_ASK_FIRST, asks_first
-from tests.tools.conftest import EventLog, ManagerFactory
+from tests.helpers.events import EventLog
+from tests.tools.conftest import ManagerFactory
 from tests.tools.desktop.conftest import ASYNC_MODEL, SYNC_MODEL, Call, error
+
+ASK_FIRST = {"deleteNote", "readClipboard", "openUrl", "openApplication"}
 
 PACK = [
     "getDateTime",
@@ -38,14 +40,14 @@ def test_categories_and_asking_first_for_the_settings_pane(
     tools = {tool.name: tool for tool in make_pack_manager().tools}
     context = {name for name in PACK if tools[name].category is ToolCategory.CONTEXT}
     assert context == {"getDateTime", "listTimers", "searchNotes", "readClipboard"}
-    assert set(PACK) >= TOOLS_THAT_ASK_FIRST
-    assert {"deleteNote", "readClipboard", "openUrl", "openApplication"} == TOOLS_THAT_ASK_FIRST
     for name in PACK:
         assert tools[name].description.strip()
         assert tools[name].parameters_json_schema["type"] == "object"
     # Tools that ask the person leave time for the answer before their own timeout.
-    assert {name for name in PACK if asks_first(tools[name])} == TOOLS_THAT_ASK_FIRST
-    for name in TOOLS_THAT_ASK_FIRST:
+    assert {name for name in PACK if tools[name].asks_first} == ASK_FIRST
+    # They ask from inside their handler, after checking what they were asked.
+    assert all(tools[name].confirms_in_handler for name in ASK_FIRST)
+    for name in ASK_FIRST:
         timeout = tools[name].timeout_s
         assert timeout is not None and timeout > tools[name].confirmation_timeout_s
 

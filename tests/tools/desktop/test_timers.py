@@ -26,7 +26,8 @@ from sammy_desktop.tools.desktop import (
     TimerStatus,
     parse_duration,
 )
-from tests.tools.conftest import FIXED_NOW, EventLog, ManagerFactory
+from tests.helpers.events import EventLog
+from tests.tools.conftest import FIXED_NOW, ManagerFactory
 from tests.tools.desktop.conftest import ASYNC_MODEL, SYNC_MODEL, Call, error, output
 from tests.tools.desktop.fakes import ManualScheduler, RecordingNotifier, WaitingResponder
 

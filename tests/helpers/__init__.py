@@ -1,0 +1,1 @@
+"""Test helpers shared by every part of the suite (qutebrowser's tests/helpers)."""
