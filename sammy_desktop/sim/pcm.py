@@ -1,9 +1,10 @@
 """PCM16 helpers for the simulator: model voices, resampling and a simple energy VAD.
 
 The Live service takes 16 kHz PCM16 LE mono from the client and answers with 24 kHz PCM16 LE
-mono. The simulator needs to make answer audio (a tone, a WAV file, or an echo of what the
-person said resampled 16 -> 24 kHz with soxr), cut it into chunks, and notice when the
-person stops speaking in hands-free mode (an RMS threshold with a silence hang time).
+mono (the rates are ``sammy_desktop.wire_audio``'s; see docs/live-service.md S5). The
+simulator needs to make answer audio (a tone, a WAV file, or an echo of what the person said
+resampled 16 -> 24 kHz with soxr), cut it into chunks, and notice when the person stops
+speaking in hands-free mode (an RMS threshold with a silence hang time).
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import soxr
 
+from sammy_desktop.wire_audio import INPUT_RATE, OUTPUT_RATE, SAMPLE_WIDTH
+
 __all__ = [
-    "INPUT_RATE",
-    "OUTPUT_RATE",
     "EnergyVad",
     "VadSettings",
     "chunk_pcm",
@@ -28,9 +29,7 @@ __all__ = [
     "trim_silence",
 ]
 
-INPUT_RATE = 16000
-OUTPUT_RATE = 24000
-_BYTES_PER_SAMPLE = 2
+_BYTES_PER_SAMPLE = SAMPLE_WIDTH
 
 
 def _samples(pcm: bytes) -> np.ndarray:

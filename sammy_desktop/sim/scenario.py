@@ -86,8 +86,9 @@ from typing import Any
 
 import pydantic
 
-from sammy_desktop.sim.pcm import INPUT_RATE, VadSettings
+from sammy_desktop.sim.pcm import VadSettings
 from sammy_desktop.sim.wire import FunctionResponseRecord, Setup
+from sammy_desktop.wire_audio import INPUT_RATE, OUTPUT_RATE
 
 __all__ = [
     "ACTION_TYPES",
@@ -410,7 +411,7 @@ class PcmAudio(_AudioAction):
     """Model audio from bytes (Python only): PCM16 LE mono at ``sample_rate``."""
 
     pcm: bytes
-    sample_rate: int = 24000
+    sample_rate: int = OUTPUT_RATE
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

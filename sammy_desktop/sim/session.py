@@ -27,8 +27,6 @@ from typing import TYPE_CHECKING, Any
 from websockets.exceptions import ConnectionClosed
 
 from sammy_desktop.sim.pcm import (
-    INPUT_RATE,
-    OUTPUT_RATE,
     EnergyVad,
     chunk_pcm,
     pcm_rms,
@@ -88,6 +86,7 @@ from sammy_desktop.sim.wire import (
     parse_client_frame,
     server_content_message,
 )
+from sammy_desktop.wire_audio import INPUT_RATE, OUTPUT_RATE
 
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
+from sammy_desktop.wire_audio import INPUT_RATE, pcm_mime
+
 __all__ = [
     "MAX_FRAME_BYTES",
     "ActivityEnd",
@@ -49,8 +51,6 @@ __all__ = [
 
 # The websockets client the SDK uses refuses incoming frames over 1 MiB (its max_size).
 MAX_FRAME_BYTES = 1024 * 1024
-
-_DEFAULT_INPUT_RATE = 16000
 
 
 class CloseCode(IntEnum):
@@ -285,7 +285,7 @@ _RATE = re.compile(r"rate=(\d+)")
 
 def _sample_rate(mime_type: str) -> int:
     match = _RATE.search(mime_type)
-    return int(match.group(1)) if match else _DEFAULT_INPUT_RATE
+    return int(match.group(1)) if match else INPUT_RATE
 
 
 def _blob(value: Any, what: str) -> tuple[bytes, str]:
@@ -418,6 +418,6 @@ def audio_message(
     pcm: bytes, sample_rate: int, output_transcription: str | None = None
 ) -> dict[str, Any]:
     """Build a model-turn message carrying one audio part and, optionally, a transcript piece."""
-    part = {"inlineData": {"mimeType": f"audio/pcm;rate={sample_rate}", "data": encode_base64(pcm)}}
+    part = {"inlineData": {"mimeType": pcm_mime(sample_rate), "data": encode_base64(pcm)}}
     transcription = {"text": output_transcription} if output_transcription else None
     return server_content_message(modelTurn={"parts": [part]}, outputTranscription=transcription)
