@@ -63,6 +63,7 @@ from sammy_desktop.core.events import (
     TranscriptUpdated,
     UsageUpdated,
 )
+from sammy_desktop.core.grounding import GroundingSummary, grounding_sources
 from sammy_desktop.core.history import ConversationHistory
 from sammy_desktop.core.live import (
     FailureKind,
@@ -79,7 +80,6 @@ from sammy_desktop.eventbus import EventBus, Subscription
 from sammy_desktop.live_sdk import genai, types
 from sammy_desktop.tools.context import AgentStateSnapshot
 from sammy_desktop.tools.desktop.events import TimerAnnouncementPending, TimersRunningAtQuit
-from sammy_desktop.tools.desktop.web_search import GroundingSummary, grounding_sources
 from sammy_desktop.tools.events import EndSessionRequested
 
 __all__ = ["AgentCore", "WatchdogPolicy"]

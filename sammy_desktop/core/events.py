@@ -1,32 +1,49 @@
 """The events the agent core emits: its state, the transcript, latency, connection health.
 
 Every event is a frozen dataclass deriving from :class:`sammy_desktop.eventbus.Event`, so
-the UI bridge (``bus.subscribe(Event, ...)``) and the history writer see them all. Each one
-carries what a listener needs to render it without asking the core anything back.
+the UI bridge (``bus.subscribe(Event, ...)``) and the history recorder
+(:class:`~sammy_desktop.core.history_recorder.HistoryRecorder`) see them all. Each one
+carries what a listener needs to render or record it without asking the core anything back.
+The events at the bottom exist mainly for the history: facts the window does not show.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from sammy_desktop.core.grounding import GroundingSource
 from sammy_desktop.eventbus import Event
-from sammy_desktop.tools.desktop.web_search import GroundingSource
 
 __all__ = [
+    "END_SESSION_DEFAULT_REASON",
     "AgentState",
+    "AnnouncementsDelivered",
+    "AnswerInterrupted",
     "ConnectionLost",
     "ErrorKind",
     "ErrorRaised",
+    "GoAwayReceived",
     "GroundingSourcesFound",
     "NoResponse",
     "Reconnected",
     "Reconnecting",
+    "ResumptionRefused",
+    "SentToolAnswer",
     "SessionEnded",
     "SessionStarted",
+    "SettingsApplied",
     "Speaker",
     "StateChanged",
+    "TalkModeChanged",
+    "ToolAnswersDropped",
+    "ToolAnswersSent",
+    "ToolCallsAbandoned",
+    "ToolCallsCancelled",
+    "ToolCallsReceived",
     "ToolsChanged",
     "TranscriptUpdated",
     "TurnStats",
@@ -103,13 +120,16 @@ class TranscriptUpdated(Event):
     """A transcript line grew or was completed.
 
     ``text`` is the whole line so far (not the delta), so a listener can simply replace what
-    it shows for ``(turn_id, speaker)``. ``final`` is True once the line will not change.
+    it shows for ``(turn_id, speaker)``. ``final`` is True once the line will not change;
+    ``interrupted`` is True on a final assistant line that was cut off (a barge-in, a stop,
+    a session that ended mid-answer).
     """
 
     speaker: Speaker
     text: str
     final: bool
     turn_id: int
+    interrupted: bool = False
 
     @property
     def partial(self) -> bool:
@@ -187,12 +207,14 @@ class Reconnected(Event):
         replayed_messages: realtime inputs re-sent because the service may not have seen
             them, plus those buffered while disconnected.
         planned: True for a reconnection the service asked for (goAway).
+        dropped_audio_bytes: microphone audio lost because the buffer was full meanwhile.
     """
 
     resumed: bool
     attempts: int
     replayed_messages: int
     planned: bool
+    dropped_audio_bytes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,10 +238,17 @@ class UsageUpdated(Event):
 
 @dataclass(frozen=True, slots=True)
 class SessionStarted(Event):
-    """A conversation began; its history is appended to ``history_file``."""
+    """A conversation began; its history is appended to ``history_file``.
+
+    The rest is what the conversation was set up with, as the history records it.
+    """
 
     session_id: str
     history_file: Path | None
+    model: str = ""
+    talk_mode: str = ""
+    voice: str = ""
+    language: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,10 +265,13 @@ class ToolsChanged(Event):
 
     ``applied_live`` is True when the running session was updated in place (a context
     update, no reconnection); False when the change waits for the next connection.
+    ``tool`` and ``tool_enabled`` name the switch that changed it, when it was one tool's.
     """
 
     enabled: tuple[str, ...]
     applied_live: bool
+    tool: str | None = None
+    tool_enabled: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,3 +290,121 @@ class GroundingSourcesFound(Event):
     turn_id: int
     sources: tuple[GroundingSource, ...]
     queries: tuple[str, ...]
+
+
+END_SESSION_DEFAULT_REASON = "the assistant ended the session"
+"""Why the session ended when ``endSession`` gave no reason."""
+
+
+# ---------------------------------------------------------------- mainly for the history
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallsReceived(Event):
+    """The service asked for tool calls (one ``toolCall`` message).
+
+    Attributes:
+        turn_id: the turn the calls belong to.
+        calls: ``(id, name, arguments)`` of each call, as sent.
+    """
+
+    turn_id: int
+    calls: tuple[tuple[str, str, Mapping[str, Any]], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SentToolAnswer:
+    """One function response as it went to the service."""
+
+    call_id: str
+    name: str
+    response: Mapping[str, Any]
+    will_continue: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ToolAnswersSent(Event):
+    """Tool answers went to the service."""
+
+    answers: tuple[SentToolAnswer, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolAnswersDropped(Event):
+    """Tool answers were not sent; ``reason`` says why (their connection had closed)."""
+
+    ids: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallsCancelled(Event):
+    """The service cancelled tool calls (``toolCallCancellation``); nothing is sent for them."""
+
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallsAbandoned(Event):
+    """The connection closed with these calls unanswered; they were cancelled.
+
+    A resumed session asks again if it still needs them.
+    """
+
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerInterrupted(Event):
+    """The service said the answer of ``turn_id`` was interrupted (barge-in)."""
+
+    turn_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class GoAwayReceived(Event):
+    """The service will close the connection in ``time_left_s`` seconds."""
+
+    time_left_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class ResumptionRefused(Event):
+    """The service refused the resumption handle; a fresh session is started instead."""
+
+    code: int | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class AnnouncementsDelivered(Event):
+    """Notices the model must say out loud (a timer ended) were sent to it.
+
+    Attributes:
+        texts: each notice as written by its source (without the core's framing).
+        sources: who asked, in the same order (``Timer``).
+    """
+
+    texts: tuple[str, ...]
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TalkModeChanged(Event):
+    """Push-to-talk or hands-free was switched for the running conversation."""
+
+    talk_mode: str
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsApplied(Event):
+    """Settings the session depends on changed.
+
+    Attributes:
+        fields: the settings that changed (``tools`` for Google Search and the like).
+        applied_live: True when the running session took them in place; False when they
+            wait for a reconnection at the next quiet moment.
+    """
+
+    fields: tuple[str, ...]
+    applied_live: bool

@@ -1,10 +1,12 @@
-"""From a handler's return value to the ``response`` object the model gets.
+"""From a handler's return value to the ``FunctionResponse`` the model gets.
 
-The steps the manager applies to every answer, each of which turns a tool's mistake into a
+The steps the runner applies to every answer, each of which turns a tool's mistake into a
 clear failure instead of an exception: the value is checked against the output model, the
 tool's ``to_model_output`` hook is applied (falling back to the plain payload when it
-breaks), the payload is checked to be JSON, and an answer too large for one Live API
-message is cut with a note saying so.
+breaks), the payload is checked to be JSON, an answer too large for one Live API message is
+cut with a note saying so, and the response gets the scheduling and ``will_continue`` the
+model's capabilities allow (:func:`function_response`). :func:`outcome_event` is the one
+event that ends a call for the UI (finished or failed).
 """
 
 from __future__ import annotations
@@ -12,14 +14,26 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
+from sammy_desktop.live_sdk import types
+from sammy_desktop.tools.capabilities import ModelCapabilities
 from sammy_desktop.tools.definition import ToolDefinition
+from sammy_desktop.tools.events import ToolCallFailed, ToolCallFinished
+from sammy_desktop.tools.kinds import ResponseScheduling, ToolBehavior
 from sammy_desktop.tools.results import ToolErrorKind, ToolResult
 
-__all__ = ["checked_result", "fit_to_frame", "handler_error", "model_output"]
+__all__ = [
+    "checked_result",
+    "fit_to_frame",
+    "function_response",
+    "handler_error",
+    "model_output",
+    "outcome_event",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -53,7 +67,7 @@ def checked_result(definition: ToolDefinition[Any, Any], produced: object) -> To
     return dataclasses.replace(result, value=value)
 
 
-def handler_error(definition: ToolDefinition[Any, Any], error: Exception) -> ToolResult[Any]:
+def handler_error(definition: ToolDefinition[Any, Any], error: BaseException) -> ToolResult[Any]:
     """A failure telling the model the exception's type and message (traceback: log only)."""
     _log.error("tool %s raised", definition.name, exc_info=error)
     return ToolResult.failure(
@@ -111,3 +125,68 @@ def fit_to_frame(payload: dict[str, Any], budget: int) -> dict[str, Any]:
         if overflow <= 0 or not cut:
             return cut_payload
         room = min(room, len(cut.encode())) - overflow
+
+
+def function_response(
+    definition: ToolDefinition[Any, Any] | None,
+    call_id: str,
+    name: str,
+    result: ToolResult[Any],
+    capabilities: ModelCapabilities,
+    budget: int,
+    *,
+    will_continue: bool | None,
+) -> tuple[types.FunctionResponse, dict[str, Any]]:
+    """The response for ``result`` and exactly the payload it carries.
+
+    ``scheduling`` and ``will_continue`` are only set where the model has asynchronous
+    function calls and the tool is NON_BLOCKING; a call to a tool that was never declared
+    (unknown, disabled) is answered SILENT there, as any error of an unknown behaviour.
+    """
+    payload = fit_to_frame(model_output(definition, result), budget)
+    scheduling: types.FunctionResponseScheduling | None = None
+    if capabilities.async_function_calling:
+        if definition is None:
+            scheduling = ResponseScheduling.SILENT.to_genai()
+        elif definition.behavior is ToolBehavior.NON_BLOCKING:
+            default = definition.scheduling if result.ok else definition.error_scheduling
+            scheduling = (result.scheduling or default).to_genai()
+        else:
+            will_continue = None
+    else:
+        will_continue = None
+    response = types.FunctionResponse(
+        id=call_id,
+        name=name,
+        response=payload,
+        scheduling=scheduling,
+        will_continue=will_continue,
+    )
+    return response, payload
+
+
+def outcome_event(
+    call_id: str,
+    name: str,
+    result: ToolResult[Any],
+    payload: Mapping[str, Any],
+    duration_s: float,
+) -> ToolCallFinished | ToolCallFailed:
+    """The event that ends a call for the UI: finished for a success, failed otherwise."""
+    if result.ok:
+        return ToolCallFinished(
+            call_id=call_id,
+            name=name,
+            result=result,
+            model_output=payload,
+            duration_s=duration_s,
+        )
+    return ToolCallFailed(
+        call_id=call_id,
+        name=name,
+        kind=result.error_kind or ToolErrorKind.TOOL_FAILURE,
+        problems=result.problems,
+        duration_s=duration_s,
+        result=result,
+        model_output=payload,
+    )

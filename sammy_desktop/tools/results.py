@@ -40,6 +40,8 @@ class ToolErrorKind(enum.StrEnum):
     """The call had no function name."""
     MISSING_ID = "missing_id"
     """The call had no id, so no answer can be matched to it (it is not run)."""
+    DUPLICATE_ID = "duplicate_id"
+    """Another call with the same id is running or came in the same message (not run)."""
     UNKNOWN_TOOL = "unknown_tool"
     """No tool of that name is registered."""
     DISABLED = "disabled"

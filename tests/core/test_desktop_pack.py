@@ -24,6 +24,7 @@ from sammy_desktop.core.events import (
     TranscriptUpdated,
     TurnStats,
 )
+from sammy_desktop.core.grounding import GroundingSource
 from sammy_desktop.core.history import read_history
 from sammy_desktop.sim import (
     CallTools,
@@ -41,7 +42,6 @@ from sammy_desktop.sim import (
 )
 from sammy_desktop.tools import ToolCallCancelled
 from sammy_desktop.tools.desktop import (
-    GroundingSource,
     TimerAnnouncementPending,
     TimerFired,
     notes_folder,

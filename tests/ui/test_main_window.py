@@ -27,7 +27,7 @@ from sammy_desktop.core.events import (
     TurnStats,
 )
 from sammy_desktop.eventbus import EventBus
-from sammy_desktop.tools.desktop import GroundingSource
+from sammy_desktop.core.grounding import GroundingSource
 from sammy_desktop.tools.events import ContextShared, EscalationRaised
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.main_window import MainWindow

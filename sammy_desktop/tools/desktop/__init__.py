@@ -42,12 +42,7 @@ from sammy_desktop.tools.desktop.timers import (
     parse_duration,
     timer_tools,
 )
-from sammy_desktop.tools.desktop.web_search import (
-    GroundingSource,
-    GroundingSummary,
-    grounding_sources,
-    search_tools,
-)
+from sammy_desktop.tools.desktop.web_search import search_tools
 
 __all__ = [
     "ALLOWED_URL_SCHEMES",
@@ -55,8 +50,6 @@ __all__ = [
     "ClipboardPort",
     "DesktopNotifier",
     "Earcon",
-    "GroundingSource",
-    "GroundingSummary",
     "LoopScheduler",
     "Note",
     "NoteHit",
@@ -75,7 +68,6 @@ __all__ = [
     "clipboard_tools",
     "desktop_tools",
     "get_date_time",
-    "grounding_sources",
     "link_tools",
     "note_tools",
     "notes_folder",

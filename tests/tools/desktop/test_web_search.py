@@ -9,8 +9,9 @@ from google import genai
 from google.genai import types
 
 from sammy_desktop.config import Settings
+from sammy_desktop.core.grounding import GroundingSource, grounding_sources
 from sammy_desktop.sim import LiveSimulator, RawMessage
-from sammy_desktop.tools.desktop import GroundingSource, grounding_sources, search_tools
+from sammy_desktop.tools.desktop import search_tools
 from tests.tools.desktop.conftest import ASYNC_MODEL
 
 WAIT_S = 10.0

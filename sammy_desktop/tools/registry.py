@@ -1,0 +1,249 @@
+"""The tools the app knows: definitions, sources, the enabled set, declarations per model.
+
+:class:`ToolRegistry` registers the built-ins, the application's tools and the plugins'
+(a broken plugin or a name clash becomes a :class:`RegistrationProblem`, never a crash),
+keeps the enabled set (the settings, overridden at run time by
+:meth:`ToolRegistry.set_enabled`), and builds the ``types.Tool`` declarations for a
+model's capabilities. It runs nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint
+from typing import Any
+
+from sammy_desktop.config import Settings
+from sammy_desktop.eventbus import EventBus
+from sammy_desktop.live_sdk import types
+from sammy_desktop.tools import plugins
+from sammy_desktop.tools.capabilities import ModelCapabilities, capabilities_for
+from sammy_desktop.tools.definition import ToolDefinition
+from sammy_desktop.tools.events import ToolEnabledChanged
+
+__all__ = [
+    "SOURCE_APPLICATION",
+    "SOURCE_BUILTIN",
+    "DuplicateToolError",
+    "RegistrationProblem",
+    "ToolRegistry",
+    "UnknownToolError",
+]
+
+_log = logging.getLogger(__name__)
+
+SOURCE_BUILTIN = "built-in"
+SOURCE_APPLICATION = "the application"
+
+
+class DuplicateToolError(ValueError):
+    """A tool's name is already taken; the message names both sources."""
+
+
+class UnknownToolError(LookupError):
+    """No tool of that name is registered."""
+
+
+@dataclass(frozen=True, slots=True)
+class RegistrationProblem:
+    """A tool or plugin that could not be registered, for the log and the settings pane.
+
+    Attributes:
+        source: where it came from (``built-in``, ``the application``, ``plugin ...``).
+        message: what went wrong, in a sentence.
+        tool_name: the tool concerned, when known.
+    """
+
+    source: str
+    message: str
+    tool_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Registered:
+    definition: ToolDefinition[Any, Any]
+    source: str
+
+
+class ToolRegistry:
+    """Definitions by name, their sources, the enabled set and the declarations per model.
+
+    Args:
+        bus: where :class:`ToolEnabledChanged` goes.
+        settings: returns the current settings (their ``enabled_tools`` decide what is on
+            unless :meth:`set_enabled` said otherwise).
+        enabled: tool name -> on/off, overriding the settings and the tools' own defaults.
+    """
+
+    def __init__(
+        self,
+        bus: EventBus,
+        settings: Callable[[], Settings],
+        *,
+        enabled: Mapping[str, bool] | None = None,
+    ) -> None:
+        self._bus = bus
+        self._settings = settings
+        self._overrides: dict[str, bool] = dict(enabled or {})
+        self._registry: dict[str, _Registered] = {}
+        self._problems: list[RegistrationProblem] = []
+        self._declared_capabilities: ModelCapabilities | None = None
+
+    # ------------------------------------------------------------------ registration
+
+    def register(self, definition: ToolDefinition[Any, Any], *, source: str) -> None:
+        """Add one tool.
+
+        Args:
+            definition: the tool.
+            source: where it comes from, named in errors (``plugin foo``, ``built-in``).
+
+        Raises:
+            TypeError: ``definition`` is not a :class:`ToolDefinition`.
+            DuplicateToolError: the name is taken; the message names both sources.
+        """
+        if not isinstance(definition, ToolDefinition):
+            raise TypeError(f"{source} gave {type(definition).__name__}, not a ToolDefinition")
+        existing = self._registry.get(definition.name)
+        if existing is not None:
+            raise DuplicateToolError(
+                f"tool {definition.name!r} from {source} is refused: the name is already "
+                f"taken by the tool from {existing.source}"
+            )
+        self._registry[definition.name] = _Registered(definition, source)
+
+    def register_all(self, definitions: Iterable[ToolDefinition[Any, Any]], source: str) -> None:
+        """Add several tools; each one refused becomes a :class:`RegistrationProblem`."""
+        for definition in definitions:
+            try:
+                self.register(definition, source=source)
+            except (TypeError, DuplicateToolError) as error:
+                self._report(RegistrationProblem(source, str(error), _name_of(definition)))
+
+    def load_plugins(self, entry_points: Iterable[EntryPoint]) -> None:
+        """Register the tools of each plugin; a broken plugin becomes a problem, not a crash."""
+        for entry_point in entry_points:
+            source = plugins.describe_entry_point(entry_point)
+            try:
+                definitions = plugins.load(entry_point)
+            except plugins.PluginError as error:
+                self._report(RegistrationProblem(source, str(error)))
+                continue
+            self.register_all(definitions, source)
+
+    def _report(self, problem: RegistrationProblem) -> None:
+        _log.error("tool registration problem: %s", problem.message)
+        self._problems.append(problem)
+
+    @property
+    def problems(self) -> tuple[RegistrationProblem, ...]:
+        """Tools and plugins that were refused or broken, in the order found."""
+        return tuple(self._problems)
+
+    @property
+    def tools(self) -> tuple[ToolDefinition[Any, Any], ...]:
+        """Every registered tool (enabled or not), in registration order."""
+        return tuple(entry.definition for entry in self._registry.values())
+
+    def find(self, name: str) -> ToolDefinition[Any, Any] | None:
+        """The tool called ``name``, or None."""
+        entry = self._registry.get(name)
+        return entry.definition if entry is not None else None
+
+    def get(self, name: str) -> ToolDefinition[Any, Any]:
+        """The tool called ``name``.
+
+        Raises:
+            UnknownToolError: no such tool.
+        """
+        return self._lookup(name).definition
+
+    def source_of(self, name: str) -> str:
+        """Where the tool ``name`` came from (``built-in``, ``the application``, a plugin).
+
+        Raises:
+            UnknownToolError: no such tool.
+        """
+        return self._lookup(name).source
+
+    def _lookup(self, name: str) -> _Registered:
+        entry = self._registry.get(name)
+        if entry is None:
+            known = ", ".join(self._registry) or "none"
+            raise UnknownToolError(f"no tool named {name!r} (registered: {known})")
+        return entry
+
+    # ------------------------------------------------------------------ enabled set
+
+    def is_enabled(self, name: str) -> bool:
+        """Whether the model may use ``name`` now; False for unknown names."""
+        entry = self._registry.get(name)
+        if entry is None:
+            return False
+        if name in self._overrides:
+            return self._overrides[name]
+        return self._settings().is_tool_enabled(name, entry.definition.enabled_by_default)
+
+    def set_enabled(self, name: str, enabled: bool) -> None:
+        """Switch ``name`` on or off from now on; emits ``ToolEnabledChanged``.
+
+        Raises:
+            UnknownToolError: no such tool.
+        """
+        self._lookup(name)
+        changed = self.is_enabled(name) != enabled
+        self._overrides[name] = enabled
+        if changed:
+            self._bus.emit(ToolEnabledChanged(name=name, enabled=enabled))
+
+    def enabled_names(self) -> tuple[str, ...]:
+        """Names of the tools the model may use now, in registration order."""
+        return tuple(name for name in self._registry if self.is_enabled(name))
+
+    # ------------------------------------------------------------------ declarations
+
+    def declarations(self, model: str) -> list[types.Tool]:
+        """The enabled tools, declared for ``model``, for ``LiveConnectConfig(tools=...)``.
+
+        ``behavior`` is set only for models with asynchronous function calling (always
+        explicitly, so a model whose default is NON_BLOCKING still blocks where the tool
+        asks). The model given here is remembered: it decides how answers are shaped
+        (:attr:`declared_capabilities`).
+
+        Returns:
+            One ``Tool`` holding every declaration, or an empty list when no tool is enabled.
+        """
+        capabilities = capabilities_for(model)
+        self._declared_capabilities = capabilities
+        declarations = [
+            types.FunctionDeclaration(
+                name=definition.name,
+                description=definition.description,
+                parameters_json_schema=definition.parameters_json_schema,
+                behavior=(
+                    definition.behavior.to_genai() if capabilities.async_function_calling else None
+                ),
+            )
+            for definition in self.tools
+            if self.is_enabled(definition.name)
+        ]
+        if not declarations:
+            return []
+        return [types.Tool(function_declarations=declarations)]
+
+    @property
+    def declared_capabilities(self) -> ModelCapabilities | None:
+        """The capabilities of the model the tools were last declared for, if any."""
+        return self._declared_capabilities
+
+
+def _name_of(definition: object) -> str | None:
+    name = getattr(definition, "name", None)
+    return name if isinstance(name, str) else None
+
+
+def declaration_names(tools: Sequence[types.Tool]) -> tuple[str, ...]:
+    """The function names declared in ``tools`` (Google Search and the like have none)."""
+    return tuple(fd.name for tool in tools for fd in tool.function_declarations or () if fd.name)
