@@ -46,7 +46,8 @@ from sammy_desktop.ui.confirmation import ConfirmationSheet, QtConfirmationPort
 from sammy_desktop.ui.controls import AgentControls, UiTasks
 from sammy_desktop.ui.desktop_ports import QtApplicationLauncher, QtClipboard, QtDesktopNotifier
 from sammy_desktop.ui.global_hotkey import GlobalHotkey
-from sammy_desktop.ui.main_window import MainWindow, SettingsSection
+from sammy_desktop.ui.main_window import MainWindow
+from sammy_desktop.ui.settings.sections import SettingsSection
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.settings_window import AboutInfo, SettingsWindow
 from sammy_desktop.ui.theme import ThemeController

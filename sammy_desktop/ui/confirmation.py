@@ -232,8 +232,11 @@ class ConfirmationSheet(QWidget):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Keep covering the parent when it is resized."""
-        if watched is self._host and event.type() == QEvent.Type.Resize:
-            self.setGeometry(self._host.rect())
+        # Asks Qt for the parent instead of reading self._host: the filter also runs while
+        # a collected window is torn down, after Python has cleared the sheet's attributes.
+        host = self.parentWidget()
+        if watched is host and event.type() == QEvent.Type.Resize:
+            self.setGeometry(host.rect())
         return False
 
 

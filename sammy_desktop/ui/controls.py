@@ -3,7 +3,8 @@
 The real :class:`~sammy_desktop.core.agent.AgentCore` satisfies :class:`AgentControls`
 structurally; tests use a hand-written fake. Some of its methods are coroutines; widgets
 never await in a slot, they hand the coroutine to :class:`UiTasks`, which owns the tasks,
-keeps them referenced, logs their failures and cancels them at shutdown.
+keeps them referenced, logs their failures and cancels them at shutdown. :func:`can_talk`
+says when the agent takes the person's words.
 """
 
 from __future__ import annotations
@@ -16,9 +17,18 @@ from typing import Any, Protocol
 from sammy_desktop.config import TalkMode
 from sammy_desktop.core.events import AgentState
 
-__all__ = ["AgentControls", "UiTasks"]
+__all__ = ["AgentControls", "UiTasks", "can_talk"]
 
 _log = logging.getLogger(__name__)
+
+
+def can_talk(state: AgentState) -> bool:
+    """Whether the agent takes speech and text in ``state``.
+
+    Connected, or reconnecting: what the person says meanwhile is kept and sent once the
+    connection is back, so the window lets them go on talking and typing.
+    """
+    return state.is_connected or state is AgentState.RECONNECTING
 
 
 class AgentControls(Protocol):

@@ -51,8 +51,8 @@ from sammy_desktop.tools.capabilities import capabilities_for
 from sammy_desktop.tools.kinds import ToolCategory
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.controls import AgentControls, UiTasks
-from sammy_desktop.ui.main_window import SettingsSection
 from sammy_desktop.ui.painted import LevelMeter, ToggleSwitch
+from sammy_desktop.ui.settings.sections import SettingsSection
 from sammy_desktop.ui.settings_fields import (
     ApplicationListError,
     FieldCard,

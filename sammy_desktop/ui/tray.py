@@ -117,12 +117,13 @@ class TrayIcon(QObject):
 
     def toggle_talk(self) -> None:
         """Start or stop talking, as a click on the talk button in toggle mode does."""
-        if self._window.talking:
-            self._window.on_talk_released()
-            if self._window.talking:  # click-to-toggle mode keeps talking on release
-                self._window.on_talk_pressed()
+        talk = self._window.talk_input
+        if talk.talking:
+            talk.on_released()
+            if talk.talking:  # click-to-toggle mode keeps talking on release
+                talk.on_pressed()
         else:
-            self._window.on_talk_pressed()
+            talk.on_pressed()
 
     def on_state_changed(self, event: StateChanged) -> None:
         """Recolour the icon and say the state in its tooltip."""

@@ -1,24 +1,33 @@
-"""The tool layer's :class:`~sammy_desktop.tools.context.UrlOpener`, done with Qt.
+"""Handing URLs and folders to the desktop: the tool layer's UrlOpener, and folders.
 
 ``QDesktopServices.openUrl`` hands the URL to the desktop (a browser for https:, the mail
-program for mailto:). Only those schemes are opened: a tool must not be able to start
-arbitrary handlers (file:, custom schemes) through this port.
+program for mailto:). :class:`QtUrlOpener`, the tool layer's
+:class:`~sammy_desktop.tools.context.UrlOpener`, opens only those schemes: a tool must not
+be able to start arbitrary handlers (file:, custom schemes) through this port.
+:func:`open_folder_on_desktop` is for the person's own clicks (a log folder, an escalation
+record), never for a tool.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Final
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 
-__all__ = ["QtUrlOpener"]
+__all__ = ["QtUrlOpener", "open_folder_on_desktop"]
 
 _log = logging.getLogger(__name__)
 
 ALLOWED_SCHEMES: Final = frozenset({"https", "http", "mailto"})
+
+
+def open_folder_on_desktop(folder: Path) -> bool:
+    """Show ``folder`` in the desktop's file manager; False when the desktop refused."""
+    return bool(QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))))
 
 
 class QtUrlOpener:

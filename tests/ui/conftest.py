@@ -31,13 +31,6 @@ from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.settings_window import AboutInfo, SettingsWindow
 from sammy_desktop.ui.theme import ThemeController
 
-_ACTIVE = {
-    AgentState.READY,
-    AgentState.USER_SPEAKING,
-    AgentState.THINKING,
-    AgentState.ASSISTANT_SPEAKING,
-}
-
 
 class FakeAgent:
     """Records the calls the UI makes and moves through states like the core does."""
@@ -80,7 +73,7 @@ class FakeAgent:
 
     def begin_talk(self, pre_roll: bytes = b"") -> bool:
         self._record("begin_talk")
-        if self._state not in _ACTIVE:
+        if not self._state.is_connected:
             return False
         self.move_to(AgentState.USER_SPEAKING, "talk pressed")
         return True
@@ -92,7 +85,7 @@ class FakeAgent:
 
     def send_text(self, text: str) -> bool:
         self._record("send_text", text)
-        return self._state in _ACTIVE
+        return self._state.is_connected
 
     async def set_talk_mode(self, mode: TalkMode) -> None:
         self._record("set_talk_mode", mode)

@@ -26,8 +26,8 @@ from sammy_desktop.core.events import (
     TranscriptUpdated,
     TurnStats,
 )
-from sammy_desktop.eventbus import EventBus
 from sammy_desktop.core.grounding import GroundingSource
+from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools.events import ContextShared, EscalationRaised
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.main_window import MainWindow
@@ -178,8 +178,10 @@ def test_auto_scroll_stops_when_the_person_scrolls_up(
     qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum(), timeout=2000)
     bar.setValue(0)
     assert not window.transcript.is_following
-    bus.emit(TranscriptUpdated(speaker=Speaker.USER, text="more", final=True, turn_id=99))
-    qtbot.wait(50)  # let the layout settle; the view must stay where the person put it
+    # The new line has been laid out once the scroll range grows: the moment the view
+    # would have followed it to the bottom. It must stay where the person put it.
+    with qtbot.waitSignal(bar.rangeChanged, timeout=2000):
+        bus.emit(TranscriptUpdated(speaker=Speaker.USER, text="more", final=True, turn_id=99))
     assert bar.value() == 0
     window.transcript.scroll_to_end()
     assert window.transcript.is_following
@@ -291,12 +293,12 @@ def test_earcons_play_when_talking_starts_and_stops(
     sounds: list[str] = []
     window = make_window(play_sound=sounds.append)
     agent.move_to(AgentState.READY)
-    window.on_talk_pressed()
-    window.on_talk_released()
+    window.talk_input.on_pressed()
+    window.talk_input.on_released()
     assert sounds == ["listen_start", "listen_stop"]
     settings_state.update(earcons=False)
-    window.on_talk_pressed()
-    window.on_talk_released()
+    window.talk_input.on_pressed()
+    window.talk_input.on_released()
     assert sounds == ["listen_start", "listen_stop"]
 
 

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QApplication, QPushButton, QScrollArea
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.ui.controls import UiTasks
-from sammy_desktop.ui.main_window import SettingsSection
+from sammy_desktop.ui.settings import SettingsSection
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.settings_window import SettingsWindow
 from sammy_desktop.ui.theme import ThemeController

@@ -21,7 +21,7 @@ from sammy_desktop.tools.desktop import TimerService, desktop_tools
 from sammy_desktop.tools.manager import ToolManager
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.desktop_ports import QtApplicationLauncher, QtClipboard, QtDesktopNotifier
-from sammy_desktop.ui.main_window import SettingsSection
+from sammy_desktop.ui.settings import SettingsSection
 from sammy_desktop.ui.settings_fields import (
     ApplicationListError,
     can_edit,

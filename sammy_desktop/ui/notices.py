@@ -1,0 +1,320 @@
+"""What the main window tells the person: banners that need them, notes in the transcript.
+
+The core, the tools and the audio devices report what happened as events; :class:`Notices`
+turns the ones the person should know about into words. What needs the person becomes a
+banner under the header, with the action that helps (a refused key opens Settings > Account,
+a missing microphone "Choose a device", a dropped connection says it is reconnecting);
+what only marks the conversation's course ("Reconnected · conversation resumed", "Tools
+updated") becomes a quiet note in the transcript.
+
+A banner's action that leads elsewhere is a signal (:attr:`Notices.settings_requested`,
+:attr:`Notices.connect_requested`): the window decides what opens.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+from PySide6.QtCore import QObject, Signal
+
+from sammy_desktop.core.events import (
+    AgentState,
+    ConnectionLost,
+    ErrorKind,
+    ErrorRaised,
+    NoResponse,
+    Reconnected,
+    Reconnecting,
+    SessionEnded,
+    SessionStarted,
+    StateChanged,
+    ToolsChanged,
+    TurnStats,
+)
+from sammy_desktop.tools.desktop.events import TimerCancelled, TimerFired, TimerStarted
+from sammy_desktop.tools.wording import human_duration
+from sammy_desktop.ui.controls import can_talk
+from sammy_desktop.ui.settings.sections import SettingsSection
+from sammy_desktop.ui.url_opener import open_folder_on_desktop
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QLabel
+
+    from sammy_desktop.audio.events import DeviceFallback, StreamError, StreamRecovered
+    from sammy_desktop.tools.events import (
+        ContextShared,
+        EndSessionRequested,
+        EscalationRaised,
+    )
+    from sammy_desktop.ui.banners import BannerAction, BannerArea
+    from sammy_desktop.ui.transcript import TranscriptView
+
+__all__ = ["Notices", "shared_summary"]
+
+_SHARED_WORDS: Final = {
+    "time": "date and time",
+    "local_time": "date and time",
+    "date": "date",
+    "timezone": "time zone",
+    "time_zone": "time zone",
+    "platform": "operating system",
+    "operating_system": "operating system",
+    "app_state": "app state",
+    "preferences": "your preferences",
+    "user_preferences": "your preferences",
+    "custom_context": "custom context",
+}
+
+
+def shared_summary(shared: dict[str, object]) -> str:
+    """What was shared, in words ("date and time, time zone"), or "nothing"."""
+    words: list[str] = []
+    for key in shared:
+        word = _SHARED_WORDS.get(key, key.replace("_", " "))
+        if word not in words:
+            words.append(word)
+    return ", ".join(words) if words else "nothing"
+
+
+class Notices(QObject):
+    """Banners and transcript notes for what happened.
+
+    Args:
+        banners: the column of banners under the header.
+        transcript: where the notes go.
+        state: the agent's state when the window is built.
+        parent: the Qt parent.
+    """
+
+    settings_requested = Signal(str)
+    """A banner's action asks for the settings at a section (a :class:`SettingsSection`)."""
+
+    connect_requested = Signal()
+    """A banner's action asks to connect ("Connect", "Connect again")."""
+
+    def __init__(
+        self,
+        banners: BannerArea,
+        transcript: TranscriptView,
+        *,
+        state: AgentState = AgentState.DISCONNECTED,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._banners = banners
+        self._transcript = transcript
+        self._state = state
+
+    # ------------------------------------------------------------------ asked by the window
+
+    def show_startup_notices(self, texts: Sequence[str]) -> list[QLabel]:
+        """Show start-up's notices for the person; return the banners' text labels.
+
+        A settings file that could not be read is one: the notice names the field and value.
+        """
+        labels = []
+        for index, text in enumerate(texts):
+            banner = self._banners.show_banner(f"notice-{index}", "warning", text)
+            labels.append(banner.text_label)
+        return labels
+
+    def show_for_settings(self, section: str, text: str, kind: str = "error") -> None:
+        """A banner whose action opens the settings at ``section``."""
+        self._banners.show_banner(
+            f"settings-{section}",
+            kind,
+            text,
+            actions=[self._settings_action("Open settings", section)],
+        )
+
+    def show_not_connected(self) -> None:
+        """A message was typed while not connected: say so, and keep the text."""
+        self._banners.show_banner(
+            "not-connected",
+            "info",
+            "Not connected: connect first, then send your message again. Your text is kept.",
+            actions=[("Connect", lambda: self.connect_requested.emit())],
+        )
+
+    def on_connecting(self) -> None:
+        """The person asked to connect: the "not connected" banner has done its job."""
+        self._banners.remove("not-connected")
+
+    # ------------------------------------------------------------------ the conversation
+
+    def on_state_changed(self, event: StateChanged) -> None:
+        """Connected again: the connection banner goes; ready again: so does an error."""
+        self._state = event.new
+        if can_talk(event.new):
+            self._banners.remove("connection")
+            if event.new is AgentState.READY:
+                self._banners.remove("error")
+
+    def on_session_started(self, _event: SessionStarted) -> None:
+        """A new conversation, marked in a transcript that already has one."""
+        if self._transcript.lines():
+            self._transcript.add_note("New conversation")
+
+    def on_session_ended(self, event: SessionEnded) -> None:
+        """The conversation is over."""
+        self._transcript.add_note(f"Conversation ended ({event.reason})")
+
+    def on_end_session_requested(self, event: EndSessionRequested) -> None:
+        """The assistant ends the conversation (the endSession tool)."""
+        reason = f": {event.reason}" if event.reason else ""
+        self._transcript.add_note(f"Sammy is ending the conversation{reason}")
+
+    def on_error_raised(self, event: ErrorRaised) -> None:
+        """A problem the person must act on, with the action that helps."""
+        text = f"{event.message} {event.what_to_do}".strip()
+        if event.kind is ErrorKind.AUTH:
+            action = self._settings_action("Open settings", SettingsSection.ACCOUNT)
+        elif event.kind is ErrorKind.CONFIGURATION:
+            action = self._settings_action("Open settings", SettingsSection.VOICE)
+        else:
+            action = ("Connect again", lambda: self.connect_requested.emit())
+        self._banners.show_banner("error", "error", text, actions=[action])
+
+    def on_connection_lost(self, event: ConnectionLost) -> None:
+        """The connection dropped; a reconnection usually follows."""
+        why = f" ({event.reason})" if event.reason else ""
+        self._banners.show_banner(
+            "connection", "warning", f"Connection lost{why}. Trying again…", dismissible=False
+        )
+
+    def on_reconnecting(self, event: Reconnecting) -> None:
+        """A reconnection attempt is on its way."""
+        self._banners.show_banner(
+            "connection",
+            "warning",
+            f"Offline: reconnecting (attempt {event.attempt} of {event.max_attempts}). "
+            "Keep talking; what you say is kept and sent once the connection is back.",
+            dismissible=False,
+        )
+
+    def on_reconnected(self, event: Reconnected) -> None:
+        """Back online; a drop (not a planned reconnection) is noted in the transcript."""
+        self._banners.remove("connection")
+        if not event.planned:
+            how = (
+                "conversation resumed"
+                if event.resumed
+                else "conversation restarted with its history"
+            )
+            self._transcript.add_note(f"Reconnected · {how}")
+
+    def on_no_response(self, event: NoResponse) -> None:
+        """The service stayed silent after the person's turn."""
+        if event.gave_up:
+            self._banners.show_banner(
+                "no-response",
+                "warning",
+                "No answer came back. Please say it again, or check the connection.",
+            )
+        else:
+            self._transcript.add_note("Waiting for an answer…")
+
+    def on_turn_stats(self, _event: TurnStats) -> None:
+        """An answer came: "no answer came back" is no longer true."""
+        self._banners.remove("no-response")
+
+    # ------------------------------------------------------------------ the tools
+
+    def on_tools_changed(self, event: ToolsChanged) -> None:
+        """Say that the assistant's tools changed, and when that takes effect."""
+        if not self._state.is_running:
+            return
+        when = "now" if event.applied_live else "after reconnecting"
+        count = len(event.enabled)
+        self._transcript.add_note(f"Tools updated: {count} available to Sammy {when}")
+
+    def on_context_shared(self, event: ContextShared) -> None:
+        """Say exactly what the assistant learnt about this computer."""
+        shared = dict(event.shared)
+        text = f"Shared with Sammy: {shared_summary(shared)}."
+        if event.withheld:
+            held = ", ".join(
+                name.removeprefix("share_").replace("_", " ") for name in event.withheld
+            )
+            text += f" Held back by your privacy settings: {held}."
+        details = json.dumps(shared, indent=2, ensure_ascii=False, default=str)
+        self._banners.show_banner(
+            "context",
+            "info",
+            text,
+            actions=[self._settings_action("Privacy settings", SettingsSection.PRIVACY)],
+            details=details,
+        )
+
+    def on_escalation_raised(self, event: EscalationRaised) -> None:
+        """Escalation saved: show the record id and where it went."""
+        if event.channel_opened:
+            where = f"Opened {event.channel_opened} for you."
+        else:
+            where = "It is saved on this computer only (no support contact is set)."
+        record_folder = event.record_path.parent
+
+        def show_record() -> None:
+            open_folder_on_desktop(record_folder)
+
+        self._banners.show_banner(
+            "escalation",
+            "success",
+            f"Sent for review as {event.record_id}. {where}",
+            actions=[("Show record", show_record)],
+        )
+
+    def on_timer_started(self, event: TimerStarted) -> None:
+        """A timer runs: a quiet banner says what for and when it ends."""
+        timer = event.timer
+        ends = timer.ends_at.astimezone().strftime("%H:%M")
+        self._banners.show_banner(
+            f"timer-{timer.id}",
+            "info",
+            f"Timer “{timer.label}” set for {human_duration(timer.duration_s)}; it ends at {ends}.",
+        )
+
+    def on_timer_fired(self, event: TimerFired) -> None:
+        """A timer ended."""
+        self._banners.show_banner(
+            f"timer-{event.timer.id}", "success", f"Timer done: “{event.timer.label}”."
+        )
+
+    def on_timer_cancelled(self, event: TimerCancelled) -> None:
+        """A timer was cancelled: its banner goes."""
+        self._banners.remove(f"timer-{event.timer.id}")
+
+    # ------------------------------------------------------------------ the audio devices
+
+    def on_device_fallback(self, event: DeviceFallback) -> None:
+        """The chosen device could not be used; another one is."""
+        what = "microphone" if event.direction == "input" else "speaker"
+        self._show_device_banner(
+            event.direction,
+            "warning",
+            f"Using the {what} {event.used!r} instead of {event.requested!r}: {event.reason}",
+        )
+
+    def on_stream_error(self, event: StreamError) -> None:
+        """A device failed (no microphone, unplugged headset...)."""
+        what = "microphone" if event.direction == "input" else "speaker"
+        self._show_device_banner(
+            event.direction, "error", f"The {what} is not working: {event.reason}. Trying again…"
+        )
+
+    def on_stream_recovered(self, event: StreamRecovered) -> None:
+        """A device works again."""
+        self._banners.remove(f"device-{event.direction}")
+
+    def _show_device_banner(self, direction: str, kind: str, text: str) -> None:
+        self._banners.show_banner(
+            f"device-{direction}",
+            kind,
+            text,
+            actions=[self._settings_action("Choose a device", SettingsSection.DEVICES)],
+        )
+
+    def _settings_action(self, label: str, section: str) -> BannerAction:
+        return (label, lambda: self.settings_requested.emit(section))

@@ -1,0 +1,5 @@
+"""The settings window and its pages."""
+
+from sammy_desktop.ui.settings.sections import SettingsSection
+
+__all__ = ["SettingsSection"]

@@ -1,0 +1,259 @@
+"""What pressing and letting go of "talk" means in each talk mode, and what the control shows.
+
+The person talks in one of three ways (Settings > Talking):
+
+* hold to talk: a press starts their turn, letting go ends it;
+* click to toggle (``push_to_talk_toggle``): one press starts the turn, the next ends it;
+* hands-free (``talk_mode``): the microphone is live whenever Sammy is connected, and a
+  press pauses or resumes it.
+
+A press while disconnected connects first; the turn starts as soon as the agent takes it
+("Connecting… keep talking"). Presses come from the talk button, from Space and the global
+hotkey (merged into one key by :class:`~sammy_desktop.ui.talk_keys.TalkKeys`) and from the
+tray. :class:`TalkInput` also keeps the talk button's look (idle, listening, speaking) and
+the hint under it true to all that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QLabel
+
+from sammy_desktop.config import Settings, TalkMode
+from sammy_desktop.core.events import AgentState, SessionEnded, StateChanged
+from sammy_desktop.ui.controls import AgentControls, UiTasks, can_talk
+from sammy_desktop.ui.state_pill import STATE_WORDS
+from sammy_desktop.ui.talk_button import TalkButton, TalkLook
+
+__all__ = ["TalkInput"]
+
+_log = logging.getLogger(__name__)
+
+
+class TalkInput(QObject):
+    """Turns talk presses into the agent's turns, and shows where talking stands.
+
+    Args:
+        button: the round talk button; its look follows the person's turn.
+        hint: the line under the button saying what a press does now.
+        settings: the settings in use (talk mode, click-to-toggle, earcons).
+        tasks: runs the agent's coroutines (connecting, switching the talk mode).
+        controls: the agent; without it talking is unavailable and the button is disabled.
+        play_sound: plays a short sound by name (``listen_start``, ``listen_stop``).
+        parent: the Qt parent.
+    """
+
+    def __init__(
+        self,
+        button: TalkButton,
+        hint: QLabel,
+        *,
+        settings: Settings,
+        tasks: UiTasks,
+        controls: AgentControls | None = None,
+        play_sound: Callable[[str], None] | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._button = button
+        self._hint = hint
+        self._settings = settings
+        self._tasks = tasks
+        self._controls = controls
+        self._play_sound = play_sound
+        self._state = controls.state if controls is not None else AgentState.DISCONNECTED
+        self._talking = False
+        # Talking was asked for before the agent could take the turn (still connecting).
+        self._pending = False
+        self._mic_paused = False
+        self._show()
+
+    @property
+    def talking(self) -> bool:
+        """Whether the person is talking (button or Space held, or toggled on).
+
+        Hands-free: whether the microphone is live (connected and not paused).
+        """
+        if self._hands_free():
+            return self._state.is_running and not self._mic_paused
+        return self._talking
+
+    # ------------------------------------------------------------------ presses
+
+    def on_pressed(self) -> None:
+        """The talk button, Space or the hotkey went down (or the tray's Talk)."""
+        if self._hands_free():
+            self._toggle_hands_free_mic()
+        elif self._toggle_mode():
+            if self._talking:
+                self._stop_talking()
+            else:
+                self._start_talking()
+        else:
+            self._start_talking()
+
+    def on_released(self) -> None:
+        """The talk button, Space or the hotkey came up."""
+        if not self._toggle_mode() and not self._hands_free():
+            self._stop_talking()
+
+    # ------------------------------------------------------------------ what happens around
+
+    def on_state_changed(self, event: StateChanged) -> None:
+        """Follow the agent: start a turn asked for while connecting, end one it dropped."""
+        self._state = event.new
+        self._show()
+        if self._pending and self._talking and event.new.is_running:
+            # Cleared first: begin_talk itself changes the state, which lands here again.
+            self._pending = False
+            controls = self._controls
+            if controls is not None and not controls.begin_talk():
+                self._pending = True
+        if not event.new.is_running and self._talking and not self._pending:
+            self._talking = False
+            self._show()
+
+    def on_session_ended(self, _event: SessionEnded) -> None:
+        """The conversation is over: so is any turn in progress."""
+        self._pending = False
+        if self._talking:
+            self._talking = False
+            self._show()
+
+    def on_settings_changed(self, settings: Settings, names: frozenset[str]) -> None:
+        """A new talk mode ends the turn in progress and reaches the agent at once."""
+        self._settings = settings
+        if "talk_mode" in names and self._controls is not None:
+            if self._talking:
+                self._stop_talking()
+            self._mic_paused = False
+            self._tasks.run(self._controls.set_talk_mode(settings.talk_mode), "ui-talk-mode")
+        self._show_hint()
+
+    # ------------------------------------------------------------------ turns
+
+    def _toggle_mode(self) -> bool:
+        return self._settings.push_to_talk_toggle
+
+    def _hands_free(self) -> bool:
+        return self._settings.talk_mode is TalkMode.HANDS_FREE
+
+    def _toggle_hands_free_mic(self) -> None:
+        # Hands-free: the microphone is live whenever connected; the button pauses it.
+        controls = self._controls
+        if controls is None:
+            return
+        if not controls.state.is_running:
+            self._mic_paused = False
+            self._tasks.run(controls.start(), "ui-connect-hands-free")
+        elif self._mic_paused:
+            self._mic_paused = False
+            controls.begin_talk()
+            self._sound("listen_start")
+        else:
+            self._mic_paused = True
+            controls.end_talk()
+            self._sound("listen_stop")
+        self._show_look()
+        self._show_hint()
+
+    def _start_talking(self) -> None:
+        controls = self._controls
+        if controls is None or self._talking:
+            return
+        self._talking = True
+        self._button.set_look(TalkLook.LISTENING)
+        if controls.state.is_running:
+            # While connecting the core may already take the turn (and buffer the audio);
+            # if not, the turn starts at the next state change.
+            self._pending = not controls.begin_talk()
+        else:
+            # Not connected: connect first and talk as soon as the core accepts the turn.
+            self._pending = True
+            self._tasks.run(controls.start(), "ui-connect-to-talk")
+        # After begin_talk: it silences the assistant, which would cut the earcon too.
+        self._sound("listen_start")
+        self._show_hint()
+
+    def _stop_talking(self) -> None:
+        if not self._talking:
+            return
+        self._talking = False
+        self._pending = False
+        # The end of the turn goes out first: the earcon and the new look can wait a moment,
+        # the model's answer waits for activityEnd. Repainting before the loop's next turn
+        # would put the repaint ahead of the sender; so the look changes just after it.
+        if self._controls is not None:
+            self._controls.end_talk()
+        self._sound("listen_stop")
+        self._after_sending(self._show_look)
+        self._after_sending(self._show_hint)
+
+    def _after_sending(self, update: Callable[[], None]) -> None:
+        """Run a look update after what the loop already has queued (the sender's turn)."""
+        try:
+            asyncio.get_running_loop().call_soon(update)
+        except RuntimeError:  # no loop running (a bare widget in a test): now
+            update()
+
+    def _sound(self, name: str) -> None:
+        if self._play_sound is not None and self._settings.earcons:
+            try:
+                self._play_sound(name)
+            except Exception:  # noqa: BLE001 - a missing earcon must never stop talking
+                _log.exception("could not play the sound %s", name)
+
+    # ------------------------------------------------------------------ showing
+
+    def _show(self) -> None:
+        self._button.setEnabled(self._controls is not None)
+        self._show_look()
+        self._show_hint()
+
+    def _show_look(self) -> None:
+        hands_free_live = self._hands_free() and can_talk(self._state) and not self._mic_paused
+        if self._controls is None:
+            look = TalkLook.UNAVAILABLE
+        elif self._state is AgentState.ASSISTANT_SPEAKING and not self._talking:
+            look = TalkLook.SPEAKING
+        elif self._talking or self._state is AgentState.USER_SPEAKING or hands_free_live:
+            look = TalkLook.LISTENING
+        else:
+            look = TalkLook.IDLE
+        self._button.set_look(look)
+
+    def _show_hint(self) -> None:
+        hint = self._hint_text()
+        self._hint.setText(hint)
+        self._button.setToolTip(hint)
+        word = STATE_WORDS[self._state]
+        self._button.setAccessibleDescription(f"{hint}. State: {word}.")
+
+    def _hint_text(self) -> str:
+        hands_free = self._hands_free()
+        state = self._state
+        if self._controls is None:
+            return "Talking is not available yet"
+        if self._talking and self._pending:
+            return "Connecting… keep talking"
+        if self._talking:
+            return "Listening… click again to send" if self._toggle_mode() else "Listening…"
+        if state is AgentState.USER_SPEAKING:
+            return "Listening…"
+        if state is AgentState.ASSISTANT_SPEAKING:
+            return "Speaking · Esc to stop"
+        if state is AgentState.THINKING and not hands_free:
+            return "Thinking…"
+        if hands_free and not state.is_running:
+            return "Hands-free · click to connect"
+        if hands_free and self._mic_paused:
+            return "Microphone paused · click to listen"
+        if hands_free:
+            return "Hands-free: just talk · click to pause"
+        if self._toggle_mode():
+            return "Press Space or click to talk"
+        return "Hold Space to talk"
