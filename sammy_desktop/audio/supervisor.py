@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -37,6 +36,7 @@ from sammy_desktop.audio.events import (
     StreamError,
     StreamRecovered,
 )
+from sammy_desktop.audio.timing import LoopScheduler, Scheduler, sleep, wait_for_event
 from sammy_desktop.eventbus import EventBus
 
 __all__ = [
@@ -89,8 +89,11 @@ class StreamSupervisor:
         on_running: called on the loop after each successful open, with the stream and
             the device, so the owner can read the stream's rate and latency.
         on_failed: called on the loop when a running stream fails (before reopening).
+        on_switching: called on the loop before the stream moves to another device.
         stall_timeout_s: a running stream that delivers no callback for this long is
             treated as dead. Generous, because some servers take seconds to start a stream.
+        scheduler: the clock and timers of the stall watchdog and the reopening backoff
+            (the running loop's by default; the tests drive a hand-moved one).
     """
 
     def __init__(
@@ -104,8 +107,10 @@ class StreamSupervisor:
         on_failed: Callable[[], None] | None = None,
         on_switching: Callable[[], None] | None = None,
         stall_timeout_s: float = 5.0,
+        scheduler: Scheduler | None = None,
     ) -> None:
         self._bus = bus
+        self._scheduler: Scheduler = scheduler if scheduler is not None else LoopScheduler()
         self._direction: Direction = direction
         self._device_name = device_name
         self._opener = opener
@@ -237,7 +242,7 @@ class StreamSupervisor:
         """Note, on the loop, that a callback of stream ``generation`` arrived."""
         if generation != self._generation:
             return
-        self._last_alive = time.monotonic()
+        self._last_alive = self._scheduler.time()
         if self._announce_switch and self._device is not None:
             self._announce_switch = False
             _log.info("%s stream switched to %r", self._direction, self._device.name)
@@ -300,7 +305,7 @@ class StreamSupervisor:
         self._stream = stream
         self._device = choice.device
         self._paused = False  # the opener starts the stream
-        self._last_alive = time.monotonic()
+        self._last_alive = self._scheduler.time()
         self._failure = asyncio.Event()
         if self._on_running is not None:
             self._on_running(stream, choice.device)
@@ -346,7 +351,9 @@ class StreamSupervisor:
         attempt = 0
         while not self._stopping:
             if not opened:
-                await asyncio.sleep(_RETRY_DELAYS_S[min(attempt, len(_RETRY_DELAYS_S) - 1)])
+                await sleep(
+                    self._scheduler, _RETRY_DELAYS_S[min(attempt, len(_RETRY_DELAYS_S) - 1)]
+                )
                 attempt += 1
                 opened = await self._open()
                 continue
@@ -355,15 +362,15 @@ class StreamSupervisor:
                 if self._pause_wanted != self._paused:
                     await self._apply_pause()
                     continue
+                # A paused stream has nothing to watch: sleep until asked for something.
+                timeout = None if self._paused else self._watch_interval_s
                 try:
-                    # A paused stream has nothing to watch: sleep until asked for something.
-                    timeout = None if self._paused else self._watch_interval_s
-                    await asyncio.wait_for(self._wake.wait(), timeout=timeout)
-                except TimeoutError:
-                    self._watch()
-                    continue
+                    woken = await wait_for_event(self._scheduler, self._wake, timeout)
                 finally:
                     self._wake.clear()
+                if not woken:
+                    self._watch()
+                    continue
                 if not self._failure.is_set():
                     continue  # a pause or resume request: applied at the top
             if self._switch_requested:
@@ -390,7 +397,7 @@ class StreamSupervisor:
             return
         if not stream.active:
             self.report_failure("the audio stream is no longer active")
-        elif time.monotonic() - self._last_alive > self._stall_timeout_s:
+        elif self._scheduler.time() - self._last_alive > self._stall_timeout_s:
             self.report_failure(f"no audio from the device for {self._stall_timeout_s:g} s")
 
     async def _apply_pause(self) -> None:
@@ -417,7 +424,7 @@ class StreamSupervisor:
         finally:
             self._stopping_for_pause = False
         self._paused = pause
-        self._last_alive = time.monotonic()
+        self._last_alive = self._scheduler.time()
         _log.debug("%s stream %s", self._direction, "paused" if pause else "resumed")
 
     async def _switch(self) -> bool:

@@ -2,12 +2,11 @@
 
 The real-device side (a paused PortAudio stream really stops calling back, and plays again
 when started) is in tests/audio/test_playback_standby.py; here the watchdog's rules are
-checked with a stream whose callbacks the test decides.
+checked with a stream whose callbacks the test decides, on a clock the test moves.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 import pytest
@@ -17,6 +16,7 @@ from sammy_desktop.audio import AudioDevice, DeviceChoice, StreamError, StreamRe
 from sammy_desktop.audio import supervisor as supervisor_module
 from sammy_desktop.audio.supervisor import StreamSupervisor
 from sammy_desktop.eventbus import EventBus
+from tests.audio.clock import ManualScheduler
 from tests.audio.conftest import until
 from tests.helpers.events import EventLog
 
@@ -74,31 +74,46 @@ async def test_a_paused_stream_is_not_a_stalled_one_and_the_watchdog_wakes_with_
         streams.append(FakeStream(finished))
         return streams[-1]
 
-    supervisor = StreamSupervisor(bus, "output", "", opener, stall_timeout_s=0.3)
+    clock = ManualScheduler()
+    supervisor = StreamSupervisor(bus, "output", "", opener, stall_timeout_s=0.3, scheduler=clock)
     await supervisor.start()
     try:
+        # Running: the watchdog looks four times per stall timeout.
+        assert await clock.timer_set() == pytest.approx(0.075)
         supervisor.pause()
         await until(lambda: supervisor.is_paused)
         assert streams[0].aborts == 1
-        # Three stall timeouts without a callback, and PortAudio's finished callback came:
-        # neither is a failure while paused.
-        await asyncio.sleep(1.0)
-        assert events.of(StreamError) == []
+        # PortAudio's finished callback came before the abort returned, and was handled
+        # before the pause took effect: it did not count as a failure.
         assert supervisor.is_running
-        assert len(streams) == 1
+        # Paused, the supervisor waits for a request and nothing else: no watchdog timer,
+        # so three stall timeouts without a callback pass without a look.
+        assert clock.pending == []
+        clock.advance(1.0)
+        assert supervisor.is_running
+        assert events.of(StreamError) == []
 
         supervisor.resume()
         assert not supervisor.is_paused  # resuming counts as running at once
         await until(lambda: streams[0].starts == 1)
-        # Running again and silent: the watchdog is back on duty.
-        error = await events.wait_for(StreamError, within_s=3)
+        # Running again and silent: the watchdog is back on duty, counting from the resume.
+        assert await clock.timer_set() == pytest.approx(0.075)
+        clock.advance(0.25)  # not yet a stall
+        await clock.timer_set()
+        assert supervisor.is_running
+        clock.advance(0.1)  # now 0.35 s without a callback
+        error = await events.wait_for(StreamError)
         assert "no audio from the device" in error.reason
+        # Reopened after the first backoff step.
+        assert await clock.timer_set() == pytest.approx(0.2)
+        clock.advance(0.2)
         await until(lambda: len(streams) == 2)
         supervisor.alive(supervisor.generation)
         await events.wait_for(StreamRecovered)
     finally:
         await supervisor.stop()
     assert all(stream.closed for stream in streams)
+    assert len(events.of(StreamError)) == 1
 
 
 @pytest.mark.usefixtures("fake_device")
