@@ -24,35 +24,34 @@ and the live blocks join without a gap or an overlap.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import sounddevice as sd
 
-from sammy_desktop.audio.devices import AudioDevice
-from sammy_desktop.audio.echo import EchoCanceller
 from sammy_desktop.audio.events import AudioLevel
 from sammy_desktop.audio.levels import SILENCE_DBFS, ChangedLevels, LevelMeter, rms_dbfs
 from sammy_desktop.audio.preroll import PreRollBuffer
 from sammy_desktop.audio.resampling import StreamResampler
-from sammy_desktop.audio.supervisor import (
-    PortAudioStream,
-    StreamSupervisor,
-    open_at_first_rate,
-)
+from sammy_desktop.audio.stream_owner import DeviceCallback, OpenedStream, StreamOwner
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.wire_audio import INPUT_RATE, SAMPLE_WIDTH
 
-__all__ = ["CAPTURE_RATE", "AudioCapture", "HandoffStats"]
+if TYPE_CHECKING:
+    import asyncio
+
+    from sammy_desktop.audio.devices import AudioDevice
+    from sammy_desktop.audio.echo import EchoCanceller
+
+__all__ = ["AudioCapture", "HandoffStats"]
 
 _log = logging.getLogger(__name__)
 
-CAPTURE_RATE: Final = 16_000
 # In standby, one heartbeat reaches the loop this often: it keeps the stall watchdog fed and
 # the idle meter moving, at a tenth of the hand-offs of 10 ms blocks.
 _STANDBY_TICK_MS: Final = 100
@@ -126,23 +125,27 @@ class AudioCapture:
             raise ValueError(f"pre_roll_ms must not be negative (got {pre_roll_ms})")
         self._bus = bus
         self._block_ms = block_ms
-        self._block_bytes = CAPTURE_RATE * block_ms // 1000 * 2
+        self._block_bytes = INPUT_RATE * block_ms // 1000 * SAMPLE_WIDTH
         self._echo = echo_canceller
         self._before_block = before_block
-        self._forced_rate = samplerate
         self._max_pending = max_pending_blocks
         self._consumer: Callable[[bytes], None] | None = None
-        self._preroll = PreRollBuffer(CAPTURE_RATE * pre_roll_ms // 1000 * 2)
-        self._meter = LevelMeter(CAPTURE_RATE, self._report_level)
+        self._preroll = PreRollBuffer(INPUT_RATE * pre_roll_ms // 1000 * SAMPLE_WIDTH)
+        self._meter = LevelMeter(INPUT_RATE, self._report_level)
         self._muted = False
         self._pending = bytearray()
-        self._resampler = StreamResampler(CAPTURE_RATE, CAPTURE_RATE)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._supervisor = StreamSupervisor(
+        self._resampler = StreamResampler(INPUT_RATE, INPUT_RATE)
+        self._stream = StreamOwner(
             bus,
             "input",
             device,
-            self._open_stream,
+            stream_class=sd.RawInputStream,
+            what="microphone",
+            # The wire rate first (no resampling), then the device's own.
+            preferred_rates=(INPUT_RATE,),
+            samplerate=samplerate,
+            block_ms=block_ms,
+            make_callback=self._make_callback,
             on_running=self._stream_running,
             stall_timeout_s=stall_timeout_s,
         )
@@ -180,17 +183,17 @@ class AudioCapture:
     @property
     def is_running(self) -> bool:
         """Whether the input stream is open and healthy."""
-        return self._supervisor.is_running
+        return self._stream.is_running
 
     @property
     def device(self) -> AudioDevice | None:
         """The device the stream runs on now."""
-        return self._supervisor.device
+        return self._stream.device
 
     @property
     def device_samplerate(self) -> int:
         """The rate the device runs at (16000 when no resampling is needed)."""
-        return self._resampler.in_rate
+        return self._stream.samplerate
 
     @property
     def is_muted(self) -> bool:
@@ -204,16 +207,15 @@ class AudioCapture:
         gate stay as they are. Then :class:`DeviceSwitched`, or :class:`DeviceFallback`
         first when no device has that name. The current name again does nothing.
         """
-        self._supervisor.switch_device(name)
+        self._stream.set_device(name)
 
     async def start(self) -> None:
         """Open the microphone. Device trouble becomes events and retries, never an error."""
-        self._loop = asyncio.get_running_loop()
-        await self._supervisor.start()
+        await self._stream.start()
 
     async def stop(self) -> None:
         """Close the microphone."""
-        await self._supervisor.stop()
+        await self._stream.stop()
 
     def set_consumer(self, callback: Callable[[bytes], None] | None) -> None:
         """Receive every 16 kHz PCM16 block on the loop; ``None`` stops delivery.
@@ -258,54 +260,21 @@ class AudioCapture:
 
     # -- stream plumbing ----------------------------------------------------------------
 
-    def _candidate_rates(self, device: AudioDevice) -> list[int]:
-        if self._forced_rate is not None:
-            return [self._forced_rate]
-        native = round(device.default_samplerate)
-        return [CAPTURE_RATE] if native == CAPTURE_RATE else [CAPTURE_RATE, native]
-
-    def _open_stream(
-        self, device: AudioDevice, generation: int, finished: Callable[[], None]
-    ) -> PortAudioStream:
-        """Open and start the input stream (worker thread).
-
-        16 kHz first (no resampling); a device that refuses it ("Invalid sample rate")
-        is opened at its own rate and resampled.
-        """
-        return open_at_first_rate(
-            sd.RawInputStream,
-            device,
-            self._candidate_rates(device),
-            block_ms=self._block_ms,
-            what="microphone",
-            callback=self._make_callback(generation),
-            finished_callback=finished,
-        )
-
-    def _stream_running(self, stream: PortAudioStream, device: AudioDevice) -> None:
-        raw: Any = stream
-        rate = round(raw.samplerate)
+    def _stream_running(self, opened: OpenedStream) -> None:
+        rate = opened.samplerate
         with self._lock:
             # Leaving standby first: the new stream starts a new, contiguous ring.
             self._standby = False
             self._raw_rate = rate
-            self._raw_ring = PreRollBuffer(rate * self._pre_roll_ms // 1000 * 2)
+            self._raw_ring = PreRollBuffer(rate * self._pre_roll_ms // 1000 * SAMPLE_WIDTH)
         if rate != self._resampler.in_rate:
-            self._resampler = StreamResampler(rate, CAPTURE_RATE)
+            self._resampler = StreamResampler(rate, INPUT_RATE)
         else:
             self._resampler.reset()
         if self._echo is not None:
-            self._echo.set_capture_delay(float(raw.latency) + self._block_ms / 1000)
-        _log.info(
-            "microphone %r open at %d Hz, latency %.1f ms",
-            device.name,
-            rate,
-            float(raw.latency) * 1000,
-        )
+            self._echo.set_capture_delay(opened.latency_s + self._block_ms / 1000)
 
-    def _make_callback(self, generation: int) -> Callable[[Any, int, Any, Any], None]:
-        loop = self._loop
-        assert loop is not None
+    def _make_callback(self, loop: asyncio.AbstractEventLoop, generation: int) -> DeviceCallback:
         deliver = self._on_raw_block
 
         tick = self._on_standby_tick
@@ -349,10 +318,9 @@ class AudioCapture:
         self._handled += 1
         if self._before_block is not None:
             self._before_block()
-        if generation != self._supervisor.generation:
+        if not self._stream.is_current(generation):
             return  # from a stream that has since been replaced
         self.handoff.add(time.perf_counter() - stamp)
-        self._supervisor.alive(generation)
         if flagged:
             self._device_overflows += 1
         samples = self._resampler.process(np.frombuffer(data, dtype=np.int16))
@@ -369,7 +337,7 @@ class AudioCapture:
     def _deliver(self, block: bytes) -> None:
         if self._muted:
             block = bytes(len(block))
-            self._meter.feed_silence(len(block) // 2)
+            self._meter.feed_silence(len(block) // SAMPLE_WIDTH)
         else:
             self._meter.feed(np.frombuffer(block, dtype=np.int16))
         self._preroll.write(block)
@@ -417,7 +385,9 @@ class AudioCapture:
             kept = self._raw_ring.snapshot()
             rate = self._raw_rate
             self._raw_ring.clear()
-        _log.debug("microphone live: %d ms kept for the pre-roll", len(kept) * 500 // rate)
+        _log.debug(
+            "microphone live: %d ms kept for the pre-roll", len(kept) * 1000 // SAMPLE_WIDTH // rate
+        )
         if rate != self._resampler.in_rate:
             return  # the stream is being replaced; its audio is not worth keeping
         # The kept audio does not continue what was processed before standby: restart the
@@ -436,10 +406,9 @@ class AudioCapture:
     def _on_standby_tick(self, generation: int) -> None:
         with self._lock:
             self._handled += 1
-            newest = self._raw_ring.newest(self._raw_rate * _STANDBY_TICK_MS // 1000 * 2)
-        if generation != self._supervisor.generation:
+            newest = self._raw_ring.newest(self._raw_rate * _STANDBY_TICK_MS // 1000 * SAMPLE_WIDTH)
+        if not self._stream.is_current(generation):
             return
-        self._supervisor.alive(generation)
         if not self._standby:
             return  # woken since: the live blocks meter themselves
         if self._muted:

@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 import sounddevice as sd
 
@@ -43,8 +43,6 @@ __all__ = [
     "PortAudioStream",
     "StreamOpener",
     "StreamSupervisor",
-    "open_at_first_rate",
-    "open_started_stream",
 ]
 
 _log = logging.getLogger(__name__)
@@ -437,74 +435,6 @@ class StreamSupervisor:
         await self._close()
         self._announce_switch = True
         return await self._open()
-
-
-def open_started_stream(
-    stream_class: Any, *, latency: float | str = "low", **settings: Any
-) -> PortAudioStream:
-    """Open a mono PCM16 stream of ``stream_class`` and start it (worker thread).
-
-    Args:
-        stream_class: ``sd.RawInputStream`` or ``sd.RawOutputStream``.
-        latency: PortAudio's suggested latency, seconds or ``"low"``.
-        settings: the other stream arguments (device, rate, block size, callbacks).
-
-    Raises:
-        sounddevice.PortAudioError: the device refused (the stream is closed again).
-    """
-    stream = stream_class(channels=1, dtype="int16", latency=latency, **settings)
-    try:
-        stream.start()
-    except sd.PortAudioError:
-        stream.close()
-        raise
-    return stream  # type: ignore[no-any-return]
-
-
-def open_at_first_rate(
-    stream_class: Any,
-    device: AudioDevice,
-    rates: list[int],
-    *,
-    block_ms: int,
-    what: str,
-    latency: float | str = "low",
-    **settings: Any,
-) -> PortAudioStream:
-    """Open and start a stream at the first of ``rates`` the device takes (worker thread).
-
-    A device that refuses a rate ("Invalid sample rate") gets the next one; the refusal is
-    logged, naming the device as ``what`` ("microphone", "speaker").
-
-    Args:
-        stream_class: ``sd.RawInputStream`` or ``sd.RawOutputStream``.
-        device: the device to open.
-        rates: the rates to try, best first.
-        block_ms: the callback period, in milliseconds.
-        what: what the device is to the person, for the log.
-        latency: PortAudio's suggested latency, seconds or ``"low"``.
-        settings: the other stream arguments (callbacks).
-
-    Raises:
-        sounddevice.PortAudioError: the device refused every rate (the last refusal).
-    """
-    for rate in rates:
-        try:
-            return open_started_stream(
-                stream_class,
-                latency=latency,
-                device=device.index,
-                samplerate=rate,
-                blocksize=rate * block_ms // 1000,
-                **settings,
-            )
-        except sd.PortAudioError as exc:
-            if rate == rates[-1]:
-                raise
-            _log.info(
-                "%s %r refused %d Hz (%s); trying the next rate", what, device.name, rate, exc
-            )
-    raise ValueError("no sample rate to try")
 
 
 def _close_when_opened(opening: asyncio.Future[PortAudioStream]) -> None:

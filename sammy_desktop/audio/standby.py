@@ -1,0 +1,101 @@
+"""The speaker's standby: when its stream may rest, and how it wakes without a gap.
+
+An output stream that plays silence still costs a few percent of a core (PortAudio's thread
+and the sound server's wake up every period). So once nothing has been queued or audible for
+``standby_after_ms``, the owner pauses the stream (kept open, no callbacks); playing starts it
+again in a few milliseconds.
+
+Waking: a started stream's device buffer is empty, and PortAudio fills it from the callback in
+one burst. The callback answers that burst with silence (:meth:`SpeakerStandby.priming`), so
+the speech that follows sits behind the same device buffer of silence as on a running stream:
+same latency, and the same cushion when the model's audio arrives no faster than it plays
+(taking the burst from the queue would run it dry that much early: a gap).
+
+The echo reference: while the stream rests nothing reaches the echo canceller from the
+callback, so :meth:`SpeakerStandby.silent_reference_frames` says how much silence to feed it
+instead, keeping its view of time continuous.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["SpeakerStandby"]
+
+
+class SpeakerStandby:
+    """When the speaker's stream may rest, and what a woken stream plays first.
+
+    Threading: :meth:`priming` runs on the device callback's thread, everything else on the
+    loop. The priming request is a count and a request number written by the loop; the
+    callback keeps the number it has seen and what is left, so no lock is needed.
+
+    Args:
+        standby_after_ms: rest after this long with nothing played or queued; ``None``
+            never rests.
+        block_ms: the device callback period.
+    """
+
+    def __init__(self, standby_after_ms: int | None, *, block_ms: int) -> None:
+        if standby_after_ms is not None and standby_after_ms < 0:
+            raise ValueError(f"standby_after_ms must not be negative (got {standby_after_ms})")
+        self._after_s = None if standby_after_ms is None else standby_after_ms / 1000
+        self._block_ms = block_ms
+        self._busy_at = 0.0  # the last time something was queued or audible (loop)
+        self._reference_at = 0.0  # how far the echo canceller's reference reaches (loop)
+        # Silence to prime a resumed stream with: requested by the loop (count, then the
+        # request number), taken by the callback (the number it has seen, what is left).
+        self._prime_blocks = 0
+        self._prime_request = 0
+        self._prime_seen = 0
+        self._prime_left = 0
+
+    def busy(self, until: float) -> None:
+        """Something is queued or audible, or expected, until ``until`` (loop)."""
+        self._busy_at = max(self._busy_at, until)
+
+    def may_rest_at(self, stamp: float) -> bool:
+        """Whether the stream has been idle long enough at ``stamp`` to rest (loop)."""
+        return self._after_s is not None and stamp - self._busy_at >= self._after_s
+
+    def waking(self, output_latency_s: float) -> None:
+        """A resting stream is about to start: prime it with a device buffer of silence (loop).
+
+        Args:
+            output_latency_s: how much the device buffer holds, as the stream last reported.
+        """
+        self._prime_blocks = max(1, math.ceil(output_latency_s * 1000 / self._block_ms))
+        self._prime_request += 1
+
+    def priming(self) -> bool:
+        """Whether this callback plays silence to prime a woken stream (device thread)."""
+        if self._prime_request != self._prime_seen:
+            self._prime_seen = self._prime_request
+            self._prime_left = self._prime_blocks
+        if self._prime_left > 0:
+            self._prime_left -= 1
+            return True
+        return False
+
+    def silent_reference_frames(self, now: float, rate: int, *, resting: bool) -> int:
+        """How many samples of silence the echo canceller's reference needs up to ``now`` (loop).
+
+        Called whenever the capture is about to process a microphone block. While the
+        stream runs its callbacks feed the reference, so none is needed.
+
+        Args:
+            now: the time, on the clock the callbacks stamp their blocks with.
+            rate: the output device's rate.
+            resting: whether the stream rests now.
+        """
+        if not resting:
+            self._reference_at = now
+            return 0
+        frames = round((now - self._reference_at) * rate)
+        if frames > rate // 10:
+            # Not pumped for a while (the microphone rested too): the canceller is idle by
+            # now and only needs the reference to go on from here.
+            frames, self._reference_at = rate // 10, now
+        if frames > 0:
+            self._reference_at += frames / rate
+        return max(0, frames)
