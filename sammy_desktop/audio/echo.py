@@ -33,12 +33,18 @@ import numpy as np
 from livekit import rtc
 
 from sammy_desktop.audio.resampling import StreamResampler
+from sammy_desktop.wire_audio import INPUT_RATE, SAMPLE_WIDTH
 
 __all__ = ["APM_RATE", "EchoCanceller"]
 
-APM_RATE: Final = 16_000
+APM_RATE: Final = INPUT_RATE
+"""The rate the APM works at: the microphone's, as the capture delivers it for the wire.
+
+The capture is cleaned up at the rate it is sent, so no resampling stands between the
+echo canceller and the service; only the far-end reference is resampled to it.
+"""
 _FRAME: Final = APM_RATE // 100  # samples in one 10 ms frame
-_FRAME_BYTES: Final = _FRAME * 2
+_FRAME_BYTES: Final = _FRAME * SAMPLE_WIDTH
 _MAX_DELAY_MS: Final = 500  # WebRTC clamps larger hints anyway
 
 

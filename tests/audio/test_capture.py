@@ -8,14 +8,15 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from sammy_desktop.audio import CAPTURE_RATE, AudioCapture, AudioLevel
+from sammy_desktop.audio import AudioCapture, AudioLevel
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.wire_audio import INPUT_RATE
 from tests.audio.conftest import BlockCollector
 from tests.audio.signals import best_lag, windowed_correlations
 from tests.audio.virtual_devices import play_into_mic
 from tests.helpers.events import EventLog
 
-BLOCK_SAMPLES = CAPTURE_RATE // 100
+BLOCK_SAMPLES = INPUT_RATE // 100
 
 
 @pytest.mark.audio
@@ -31,14 +32,14 @@ async def test_speech_into_the_virtual_mic_arrives_at_16k_without_gaps(
     try:
         await collector.wait_for_blocks(5)
         first = len(collector.blocks)
-        await play_into_mic(short_speech_16k, CAPTURE_RATE)
+        await play_into_mic(short_speech_16k, INPUT_RATE)
         # The speech has been played; wait for it and half a second more to come through.
-        tail_blocks = (len(short_speech_16k) + CAPTURE_RATE // 2) // BLOCK_SAMPLES
+        tail_blocks = (len(short_speech_16k) + INPUT_RATE // 2) // BLOCK_SAMPLES
         await collector.wait_for_blocks(first + tail_blocks)
     finally:
         await capture.stop()
 
-    assert capture.device_samplerate == (device_rate or CAPTURE_RATE)
+    assert capture.device_samplerate == (device_rate or INPUT_RATE)
     assert {len(b) for b in collector.blocks} == {BLOCK_SAMPLES * 2}
     recording = collector.samples(first)
     lag, correlation = best_lag(recording, short_speech_16k)
@@ -51,7 +52,7 @@ async def test_speech_into_the_virtual_mic_arrives_at_16k_without_gaps(
     # repeated anywhere would shift all windows after it and drop their correlation far
     # below 0.5. (One fricative window reads about 0.8: the server's resamplers roll off
     # its top octave.)
-    windows = windowed_correlations(recording, short_speech_16k, lag, CAPTURE_RATE // 10)
+    windows = windowed_correlations(recording, short_speech_16k, lag, INPUT_RATE // 10)
     assert len(windows) > 10
     assert min(windows) > 0.7, f"a window does not line up: {np.round(windows, 2)}"
     assert float(np.median(windows)) > 0.97
@@ -69,17 +70,17 @@ async def test_pre_roll_holds_the_audio_from_before_begin_talk(
     await capture.start()
     try:
         await collector.wait_for_blocks(5)
-        await play_into_mic(short_speech_16k[:CAPTURE_RATE], CAPTURE_RATE)
+        await play_into_mic(short_speech_16k[:INPUT_RATE], INPUT_RATE)
         await collector.wait_for_blocks(len(collector.blocks) + 5)
         pre_roll = capture.begin_talk()
         delivered = b"".join(collector.blocks)
     finally:
         await capture.stop()
 
-    assert len(pre_roll) == CAPTURE_RATE * 300 // 1000 * 2
+    assert len(pre_roll) == INPUT_RATE * 300 // 1000 * 2
     # Exactly the last 300 ms handed out before begin_talk, and it holds the speech.
     assert pre_roll == delivered[-len(pre_roll) :]
-    _, correlation = best_lag(short_speech_16k[:CAPTURE_RATE], np.frombuffer(pre_roll, np.int16))
+    _, correlation = best_lag(short_speech_16k[:INPUT_RATE], np.frombuffer(pre_roll, np.int16))
     assert correlation > 0.8
 
 
@@ -96,11 +97,11 @@ async def test_the_half_duplex_gate_delivers_silence_and_meters_it(
         await collector.wait_for_blocks(5)
         capture.gate(True)
         gated_from = len(collector.blocks)
-        await play_into_mic(short_speech_16k[: CAPTURE_RATE // 2], CAPTURE_RATE)
+        await play_into_mic(short_speech_16k[: INPUT_RATE // 2], INPUT_RATE)
         await collector.wait_for_blocks(len(collector.blocks) + 10)
         gated_until = len(collector.blocks)
         capture.gate(False)
-        await play_into_mic(short_speech_16k[: CAPTURE_RATE // 2], CAPTURE_RATE)
+        await play_into_mic(short_speech_16k[: INPUT_RATE // 2], INPUT_RATE)
         await collector.wait_for_blocks(len(collector.blocks) + 10)
     finally:
         await capture.stop()
@@ -109,7 +110,7 @@ async def test_the_half_duplex_gate_delivers_silence_and_meters_it(
     assert np.max(np.abs(collector.samples(gated_until))) > 1000
     levels = [e.dbfs for e in events.of(AudioLevel) if e.direction == "input"]
     # One reading per 1/30 s of audio, counted in samples.
-    assert abs(len(levels) - collector.sample_count * 30 // CAPTURE_RATE) <= 1
+    assert abs(len(levels) - collector.sample_count * 30 // INPUT_RATE) <= 1
     assert min(levels) == -100.0
     assert max(levels) > -30.0
 
@@ -144,7 +145,7 @@ async def test_standby_keeps_the_pre_roll_and_joins_it_to_the_live_blocks(
     try:
         await level_readings_until(events, lambda: capture.is_standby)
         idle_blocks = len(collector.blocks)
-        speaking = asyncio.create_task(play_into_mic(short_speech_16k, CAPTURE_RATE))
+        speaking = asyncio.create_task(play_into_mic(short_speech_16k, INPUT_RATE))
         # The standby heartbeat still meters the microphone: wait for 400 ms of speech.
         await level_readings_until(
             events,
@@ -161,14 +162,14 @@ async def test_standby_keeps_the_pre_roll_and_joins_it_to_the_live_blocks(
         await capture.stop()
 
     assert delivered_in_standby == 0
-    assert CAPTURE_RATE * 280 // 1000 * 2 <= len(pre_roll) <= CAPTURE_RATE * 300 // 1000 * 2
+    assert INPUT_RATE * 280 // 1000 * 2 <= len(pre_roll) <= INPUT_RATE * 300 // 1000 * 2
     # The pre-roll and the first live blocks are one stretch of the speech: no gap and
     # no repeat where they join (every loud 100 ms window lines up at one lag).
     joined = np.frombuffer(pre_roll + b"".join(collector.blocks[idle_blocks:]), np.int16)
-    segment = joined[: CAPTURE_RATE * 8 // 10]
+    segment = joined[: INPUT_RATE * 8 // 10]
     lag, correlation = best_lag(short_speech_16k, segment)
     assert correlation > 0.9, f"r={correlation:.3f} at lag {lag}"
-    windows = windowed_correlations(short_speech_16k, segment, lag, CAPTURE_RATE // 10)
+    windows = windowed_correlations(short_speech_16k, segment, lag, INPUT_RATE // 10)
     assert len(windows) >= 6
     assert min(windows) > 0.7, f"a window does not line up: {np.round(windows, 2)}"
     assert capture.overflows == 0

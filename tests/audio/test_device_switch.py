@@ -11,7 +11,6 @@ import pytest
 import sounddevice as sd
 
 from sammy_desktop.audio import (
-    MODEL_RATE,
     AudioCapture,
     AudioEngine,
     DeviceFallback,
@@ -23,6 +22,7 @@ from sammy_desktop.audio import (
 )
 from sammy_desktop.config.settings import Settings
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.wire_audio import OUTPUT_RATE
 from tests.audio.conftest import BlockCollector
 from tests.audio.signals import best_lag, energy, tone
 from tests.audio.virtual_devices import MonitorRecorder, SinkKeepAlive
@@ -80,11 +80,11 @@ async def test_the_output_moves_to_another_speaker_and_plays_there(
     engine = AudioEngine(bus, echo_cancellation=True, hands_free=True)
     playback = engine.playback
     await engine.start()
-    other = MonitorRecorder(MODEL_RATE, device=f"{second_speaker}.monitor")
-    first = MonitorRecorder(MODEL_RATE)
-    beep = tone(660.0, 0.8, rate=MODEL_RATE)
+    other = MonitorRecorder(OUTPUT_RATE, device=f"{second_speaker}.monitor")
+    first = MonitorRecorder(OUTPUT_RATE)
+    beep = tone(660.0, 0.8, rate=OUTPUT_RATE)
     try:
-        engine.play(tone(440.0, 3.0, rate=MODEL_RATE).tobytes())
+        engine.play(tone(440.0, 3.0, rate=OUTPUT_RATE).tobytes())
         await events.wait_for(PlaybackStarted)
 
         engine.apply_settings(Settings(output_device=second_speaker))
@@ -100,7 +100,7 @@ async def test_the_output_moves_to_another_speaker_and_plays_there(
         engine.play(beep.tobytes())
         engine.end_of_turn()
         assert not (await events.wait_for(PlaybackDrained, count=2)).interrupted
-        await other.wait_for_samples(other.samples_so_far + MODEL_RATE // 5, within=5)
+        await other.wait_for_samples(other.samples_so_far + OUTPUT_RATE // 5, within=5)
         # The same settings again change nothing.
         engine.apply_settings(Settings(output_device=second_speaker))
     finally:

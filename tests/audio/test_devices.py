@@ -7,7 +7,6 @@ from collections.abc import Iterator
 import pytest
 
 from sammy_desktop.audio import (
-    MODEL_RATE,
     AudioCapture,
     AudioLevel,
     AudioPlayback,
@@ -20,6 +19,7 @@ from sammy_desktop.audio import (
     resolve_device,
 )
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.wire_audio import OUTPUT_RATE
 from tests.audio.conftest import BlockCollector
 from tests.audio.signals import tone
 from tests.audio.virtual_devices import (
@@ -107,7 +107,7 @@ async def test_streams_recover_when_the_sound_server_loses_and_regains_its_devic
     await playback.start()
     try:
         await collector.wait_for_blocks(3)
-        playback.play(tone(440.0, 5.0, rate=MODEL_RATE).tobytes())
+        playback.play(tone(440.0, 5.0, rate=OUTPUT_RATE).tobytes())
         await events.wait_for(PlaybackStarted)
         restore_virtual_devices.extend(unload_virtual_devices())
         output_error = await events.wait_for(StreamError, within_s=10)
@@ -118,7 +118,7 @@ async def test_streams_recover_when_the_sound_server_loses_and_regains_its_devic
         drained = await events.wait_for(PlaybackDrained)
         assert drained.interrupted
         assert not playback.is_running
-        playback.play(tone(440.0, 0.1, rate=MODEL_RATE).tobytes())
+        playback.play(tone(440.0, 0.1, rate=OUTPUT_RATE).tobytes())
         assert playback.dropped_while_down == 1
 
         load_virtual_devices(restore_virtual_devices)

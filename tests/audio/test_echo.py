@@ -11,8 +11,6 @@ import pytest
 import soxr
 
 from sammy_desktop.audio import (
-    CAPTURE_RATE,
-    MODEL_RATE,
     AudioCapture,
     AudioEngine,
     EchoCanceller,
@@ -21,14 +19,15 @@ from sammy_desktop.audio import (
     rms_dbfs,
 )
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.wire_audio import INPUT_RATE, OUTPUT_RATE
 from tests.audio.signals import energy
 from tests.audio.virtual_devices import play_into_mic
 from tests.helpers.events import EventLog
 
 _log = logging.getLogger(__name__)
 
-FRAME_16K = CAPTURE_RATE // 100
-FRAME_24K = MODEL_RATE // 100
+FRAME_16K = INPUT_RATE // 100
+FRAME_24K = OUTPUT_RATE // 100
 
 
 def erle_db(mic: np.ndarray, processed: np.ndarray) -> float:
@@ -40,12 +39,12 @@ def test_echo_is_removed_and_the_near_voice_kept_offline(
 ) -> None:
     # The far-end voice as the speaker plays it (24 kHz, the model's rate) and as the room
     # returns it to the microphone: 60 ms late, attenuated, with one reflection.
-    far_16k = soxr.resample(far_speech_24k, MODEL_RATE, CAPTURE_RATE).astype(np.float64)
+    far_16k = soxr.resample(far_speech_24k, OUTPUT_RATE, INPUT_RATE).astype(np.float64)
     far_end = len(far_16k)
-    near_start = far_end + CAPTURE_RATE // 2
-    total = near_start + len(near_speech_16k) + CAPTURE_RATE // 2
+    near_start = far_end + INPUT_RATE // 2
+    total = near_start + len(near_speech_16k) + INPUT_RATE // 2
     echo = np.zeros(total)
-    delay = CAPTURE_RATE * 60 // 1000
+    delay = INPUT_RATE * 60 // 1000
     echo[delay : delay + far_end] += 0.5 * far_16k
     echo[delay + 80 : delay + 80 + far_end] += 0.2 * far_16k
     near = np.zeros(total)
@@ -60,13 +59,13 @@ def test_echo_is_removed_and_the_near_voice_kept_offline(
     out = bytearray()
     for frame in range(total // FRAME_16K):
         rendered = render[frame * FRAME_24K : (frame + 1) * FRAME_24K]
-        canceller.process_render(rendered.tobytes(), MODEL_RATE, FRAME_24K)
+        canceller.process_render(rendered.tobytes(), OUTPUT_RATE, FRAME_24K)
         out += canceller.process_capture(mic[frame * FRAME_16K : (frame + 1) * FRAME_16K].tobytes())
     processed = np.frombuffer(bytes(out), dtype=np.int16)
     assert len(processed) == total // FRAME_16K * FRAME_16K
 
     # Echo only: from 1 s (the filter's first adaptation) to the end of the echo.
-    echo_only = slice(CAPTURE_RATE, far_end + delay + 80)
+    echo_only = slice(INPUT_RATE, far_end + delay + 80)
     erle = erle_db(mic[echo_only], processed[echo_only])
     near_only = slice(near_start, near_start + len(near_speech_16k))
     kept = energy(processed[near_only]) / energy(mic[near_only])
@@ -78,7 +77,7 @@ def test_echo_is_removed_and_the_near_voice_kept_offline(
 def test_switched_off_it_passes_audio_through_unchanged() -> None:
     canceller = EchoCanceller(enabled=False)
     noise = np.random.default_rng(1).integers(-3000, 3000, 1000, dtype=np.int16).tobytes()
-    canceller.process_render(noise, MODEL_RATE, 500)
+    canceller.process_render(noise, OUTPUT_RATE, 500)
     assert canceller.process_capture(noise) == noise
     canceller.enabled = True
     # On, it works in whole 10 ms frames: 1000 samples give 960 now, the rest later.
@@ -91,12 +90,12 @@ def test_the_canceller_idles_when_nothing_plays_and_cancels_again_at_once(
 ) -> None:
     # Far speech, then 3 s with nothing played (the canceller goes idle), then the same
     # speech again: its echo must be removed from its first frames, not after re-learning.
-    far = far_speech_24k[: MODEL_RATE * 3]
-    far_16k = soxr.resample(far, MODEL_RATE, CAPTURE_RATE).astype(np.float64)
-    gap = 3 * CAPTURE_RATE
+    far = far_speech_24k[: OUTPUT_RATE * 3]
+    far_16k = soxr.resample(far, OUTPUT_RATE, INPUT_RATE).astype(np.float64)
+    gap = 3 * INPUT_RATE
     second = len(far_16k) + gap
-    total = second + len(far_16k) + CAPTURE_RATE // 2
-    delay = CAPTURE_RATE * 60 // 1000
+    total = second + len(far_16k) + INPUT_RATE // 2
+    delay = INPUT_RATE * 60 // 1000
     echo = np.zeros(total)
     for start in (0, second):
         echo[start + delay : start + delay + len(far_16k)] += 0.5 * far_16k
@@ -117,9 +116,9 @@ def test_the_canceller_idles_when_nothing_plays_and_cancels_again_at_once(
             offset = (at_16k if at_16k < second else at_16k - second) * 3 // 2
             rendered = far[offset : offset + FRAME_24K]
             rendered = np.pad(rendered, (0, FRAME_24K - len(rendered)))
-            canceller.process_render(rendered.tobytes(), MODEL_RATE, FRAME_24K)
+            canceller.process_render(rendered.tobytes(), OUTPUT_RATE, FRAME_24K)
         else:
-            canceller.process_render(None, MODEL_RATE, FRAME_24K)  # the device played silence
+            canceller.process_render(None, OUTPUT_RATE, FRAME_24K)  # the device played silence
         out += canceller.process_capture(mic[at_16k : at_16k + FRAME_16K].tobytes())
         idle_at.append(canceller.is_idle)
     processed = np.frombuffer(bytes(out), dtype=np.int16)
@@ -132,7 +131,7 @@ def test_the_canceller_idles_when_nothing_plays_and_cancels_again_at_once(
 
     again = slice(second, second + len(far_16k) + delay)
     erle = erle_db(mic[again], processed[again])
-    first_half_second = slice(second, second + CAPTURE_RATE // 2)
+    first_half_second = slice(second, second + INPUT_RATE // 2)
     erle_start = erle_db(mic[first_half_second], processed[first_half_second])
     _log.info("ERLE after an idle gap %.1f dB (first 0.5 s: %.1f dB)", erle, erle_start)
     assert erle >= 25.0
@@ -191,7 +190,7 @@ async def test_echo_is_removed_through_the_real_devices(
         drained = time.monotonic()
         assert not engine.capture.is_muted, "with echo cancellation on the mic stays open"
         near_from = time.monotonic() + 0.2
-        await play_into_mic(near_speech_16k, CAPTURE_RATE)
+        await play_into_mic(near_speech_16k, INPUT_RATE)
         near_until = time.monotonic()
         await asyncio.wait_for(processed.wait_past(near_until + 0.2), 5)
     finally:

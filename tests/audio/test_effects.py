@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from sammy_desktop.audio import (
-    MODEL_RATE,
     AudioCapture,
     AudioEngine,
     AudioLevel,
@@ -21,6 +20,7 @@ from sammy_desktop.audio import (
     rms_dbfs,
 )
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.wire_audio import OUTPUT_RATE
 from tests.audio.signals import best_lag, tone
 from tests.audio.test_echo import StampedBlocks, erle_db
 from tests.audio.virtual_devices import MonitorRecorder
@@ -55,8 +55,8 @@ async def effects_played(bus: EventBus, playback: AudioPlayback, *, within: floa
 async def test_an_effect_is_heard_without_counting_as_speech(
     bus: EventBus, events: EventLog
 ) -> None:
-    chirp = tone(880, 0.3, rate=MODEL_RATE)
-    recorder = MonitorRecorder(MODEL_RATE)
+    chirp = tone(880, 0.3, rate=OUTPUT_RATE)
+    recorder = MonitorRecorder(OUTPUT_RATE)
     playback = AudioPlayback(bus)
     await playback.start()
     await recorder.start()
@@ -64,7 +64,7 @@ async def test_an_effect_is_heard_without_counting_as_speech(
         playback.play_effect(chirp.tobytes())
         assert not playback.is_playing
         await effects_played(bus, playback)
-        await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 5, within=5)
+        await recorder.wait_for_samples(recorder.samples_so_far + OUTPUT_RATE // 5, within=5)
         assert not playback.is_playing
     finally:
         recording = await recorder.stop()
@@ -81,9 +81,9 @@ async def test_speech_and_an_effect_mix_and_clip_instead_of_wrapping(
 ) -> None:
     # Two loud positive plateaus: their sum (40000) overflows 16 bits. Clipped it reads
     # full scale; wrapped around it would read about -25500.
-    speech = np.full(MODEL_RATE, 20000, dtype=np.int16)
-    effect = np.full(MODEL_RATE * 3 // 10, 20000, dtype=np.int16)
-    recorder = MonitorRecorder(MODEL_RATE)
+    speech = np.full(OUTPUT_RATE, 20000, dtype=np.int16)
+    effect = np.full(OUTPUT_RATE * 3 // 10, 20000, dtype=np.int16)
+    recorder = MonitorRecorder(OUTPUT_RATE)
     playback = AudioPlayback(bus)
     await playback.start()
     await recorder.start()
@@ -93,15 +93,15 @@ async def test_speech_and_an_effect_mix_and_clip_instead_of_wrapping(
         await events.wait_for(PlaybackStarted)
         playback.play_effect(effect.tobytes())
         await events.wait_for(PlaybackDrained, within_s=10)
-        await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 5, within=5)
+        await recorder.wait_for_samples(recorder.samples_so_far + OUTPUT_RATE // 5, within=5)
     finally:
         recording = await recorder.stop()
         await playback.stop()
 
     summed = recording > 30000
-    assert summed.sum() > MODEL_RATE * 2 // 10, "the effect was not added on top of the speech"
+    assert summed.sum() > OUTPUT_RATE * 2 // 10, "the effect was not added on top of the speech"
     single = (recording > 18000) & (recording < 22000)
-    assert single.sum() > MODEL_RATE * 5 // 10, "the speech alone is missing"
+    assert single.sum() > OUTPUT_RATE * 5 // 10, "the speech alone is missing"
     assert recording.min() > -5000, "the sum wrapped around instead of clipping"
     assert len(events.of(PlaybackDrained)) == 1
 
@@ -109,9 +109,9 @@ async def test_speech_and_an_effect_mix_and_clip_instead_of_wrapping(
 async def test_flush_silences_speech_but_lets_the_effect_finish(
     bus: EventBus, events: EventLog
 ) -> None:
-    speech = tone(300, 2.0, rate=MODEL_RATE)
-    effect = tone(1500, 0.5, rate=MODEL_RATE)
-    recorder = MonitorRecorder(MODEL_RATE)
+    speech = tone(300, 2.0, rate=OUTPUT_RATE)
+    effect = tone(1500, 0.5, rate=OUTPUT_RATE)
+    recorder = MonitorRecorder(OUTPUT_RATE)
     playback = AudioPlayback(bus)
     await playback.start()
     await recorder.start()
@@ -122,7 +122,7 @@ async def test_flush_silences_speech_but_lets_the_effect_finish(
         playback.flush()
         assert events.of(PlaybackDrained)[-1].interrupted
         await effects_played(bus, playback)
-        await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 5, within=5)
+        await recorder.wait_for_samples(recorder.samples_so_far + OUTPUT_RATE // 5, within=5)
     finally:
         recording = await recorder.stop()
         await playback.stop()
@@ -143,11 +143,11 @@ async def test_an_effect_looped_into_the_mic_is_cancelled(
     raw_capture.set_consumer(raw)
     await engine.start()
     await raw_capture.start()
-    piece = MODEL_RATE // 2
+    piece = OUTPUT_RATE // 2
     try:
         # A long "effect" (speech, so the canceller has something rich to learn), fed in
         # pieces because the effect queue holds only a few seconds.
-        sound = far_speech_24k[: MODEL_RATE * 5]
+        sound = far_speech_24k[: OUTPUT_RATE * 5]
         started = time.monotonic()
         for start in range(0, len(sound), piece):
             await output_until(bus, lambda: engine.playback.effects_buffered_ms <= 1000)

@@ -8,8 +8,6 @@ import numpy as np
 import pytest
 
 from sammy_desktop.audio import (
-    CAPTURE_RATE,
-    MODEL_RATE,
     AudioEngine,
     AudioLevel,
     PlaybackDrained,
@@ -17,6 +15,7 @@ from sammy_desktop.audio import (
 )
 from sammy_desktop.config.settings import Settings, TalkMode
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.wire_audio import INPUT_RATE, OUTPUT_RATE
 from tests.audio.conftest import BlockCollector
 from tests.audio.signals import tone
 from tests.audio.virtual_devices import play_into_mic
@@ -61,16 +60,16 @@ async def test_without_echo_cancellation_hands_free_gates_the_mic_while_speaking
     await engine.start()
     try:
         await collector.wait_for_blocks(3)
-        engine.play(tone(440.0, 1.0, rate=MODEL_RATE).tobytes())
+        engine.play(tone(440.0, 1.0, rate=OUTPUT_RATE).tobytes())
         await events.wait_for(PlaybackStarted)
         assert muted(engine)
         gated_from = len(collector.blocks)
         # The person speaks while the assistant does: with no echo canceller, not heard.
-        await play_into_mic(short_speech_16k[: CAPTURE_RATE // 2], CAPTURE_RATE)
+        await play_into_mic(short_speech_16k[: INPUT_RATE // 2], INPUT_RATE)
         gated_until = len(collector.blocks)
         assert engine.is_playing
         await events.wait_for(PlaybackDrained)
-        await play_into_mic(short_speech_16k, CAPTURE_RATE)
+        await play_into_mic(short_speech_16k, INPUT_RATE)
         await collector.wait_for_blocks(len(collector.blocks) + 10)
         assert not muted(engine)
     finally:
@@ -88,7 +87,7 @@ async def test_switching_settings_while_speaking_applies_the_gate_at_once(
     engine = AudioEngine(bus, echo_cancellation=True, hands_free=True)
     await engine.start()
     try:
-        engine.play(tone(440.0, 3.0, rate=MODEL_RATE).tobytes())
+        engine.play(tone(440.0, 3.0, rate=OUTPUT_RATE).tobytes())
         await events.wait_for(PlaybackStarted)
         assert not muted(engine)
         engine.set_echo_cancellation(False)
@@ -124,7 +123,7 @@ async def test_push_to_talk_rests_the_mic_until_talk_or_sound_needs_it(
     try:
         await input_readings_until(events, lambda: engine.capture.is_standby)
         # Audible playback wakes it: the echo canceller needs every microphone frame.
-        engine.play(tone(440.0, 0.5, rate=MODEL_RATE).tobytes())
+        engine.play(tone(440.0, 0.5, rate=OUTPUT_RATE).tobytes())
         await events.wait_for(PlaybackStarted)
         assert not engine.capture.is_standby
         await events.wait_for(PlaybackDrained)
@@ -143,4 +142,4 @@ async def test_push_to_talk_rests_the_mic_until_talk_or_sound_needs_it(
         assert not engine.capture.is_standby
     finally:
         await engine.stop()
-    assert len(pre_roll) == CAPTURE_RATE * 300 // 1000 * 2
+    assert len(pre_roll) == INPUT_RATE * 300 // 1000 * 2

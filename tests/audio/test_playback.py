@@ -8,20 +8,20 @@ import numpy as np
 import pytest
 
 from sammy_desktop.audio import (
-    MODEL_RATE,
     AudioLevel,
     AudioPlayback,
     PlaybackDrained,
     PlaybackStarted,
 )
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.wire_audio import OUTPUT_RATE
 from tests.audio.signals import best_lag, tone, windowed_correlations
 from tests.audio.virtual_devices import MonitorRecorder
 from tests.helpers.events import EventLog
 
 _log = logging.getLogger(__name__)
 
-CHUNK = MODEL_RATE * 40 // 1000  # the Live API sends speech in chunks of tens of ms
+CHUNK = OUTPUT_RATE * 40 // 1000  # the Live API sends speech in chunks of tens of ms
 
 
 def still_playing(playback: AudioPlayback) -> bool:
@@ -40,7 +40,7 @@ def play_in_chunks(playback: AudioPlayback, samples: np.ndarray) -> None:
 async def test_speech_played_is_what_the_speaker_gets(
     bus: EventBus, events: EventLog, short_speech_24k: np.ndarray, device_rate: int | None
 ) -> None:
-    recorder = MonitorRecorder(MODEL_RATE)
+    recorder = MonitorRecorder(OUTPUT_RATE)
     playback = AudioPlayback(bus, samplerate=device_rate)
     await playback.start()
     await recorder.start()
@@ -51,13 +51,13 @@ async def test_speech_played_is_what_the_speaker_gets(
         drained = await events.wait_for(PlaybackDrained, within_s=15)
         assert not drained.interrupted
         assert not still_playing(playback)
-        await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 5, within=5)
+        await recorder.wait_for_samples(recorder.samples_so_far + OUTPUT_RATE // 5, within=5)
     finally:
         recording = await recorder.stop()
         await playback.stop()
 
     lag, correlation = best_lag(recording, short_speech_24k)
-    windows = windowed_correlations(recording, short_speech_24k, lag, MODEL_RATE // 10)
+    windows = windowed_correlations(recording, short_speech_24k, lag, OUTPUT_RATE // 10)
     assert correlation > 0.9, (
         f"the speaker got something else (r={correlation:.3f}, device underflows "
         f"{playback.device_underflows}, windows {np.round(windows, 2)})"
@@ -76,9 +76,9 @@ async def test_speech_played_is_what_the_speaker_gets(
 @pytest.mark.audio
 @pytest.mark.usefixtures("running_sinks")
 async def test_flush_silences_the_speaker_at_once(bus: EventBus, events: EventLog) -> None:
-    recorder = MonitorRecorder(MODEL_RATE)
+    recorder = MonitorRecorder(OUTPUT_RATE)
     playback = AudioPlayback(bus)
-    signal = tone(440.0, 5.0, rate=MODEL_RATE)
+    signal = tone(440.0, 5.0, rate=OUTPUT_RATE)
     await playback.start()
     await recorder.start()
     try:
@@ -86,13 +86,13 @@ async def test_flush_silences_the_speaker_at_once(bus: EventBus, events: EventLo
         await events.wait_for(PlaybackStarted)
         # Let the tone reach the monitor, then barge in.
         before = recorder.samples_so_far
-        await recorder.wait_for_samples(before + MODEL_RATE // 2, within=5)
+        await recorder.wait_for_samples(before + OUTPUT_RATE // 2, within=5)
         flushed_at = recorder.samples_so_far
         playback.flush()
         drained = await events.wait_for(PlaybackDrained)
         assert drained.interrupted
         assert not playback.is_playing
-        await recorder.wait_for_samples(flushed_at + MODEL_RATE, within=5)
+        await recorder.wait_for_samples(flushed_at + OUTPUT_RATE, within=5)
     finally:
         recording = await recorder.stop()
         await playback.stop()
@@ -100,7 +100,7 @@ async def test_flush_silences_the_speaker_at_once(bus: EventBus, events: EventLo
     loud = np.flatnonzero(np.abs(recording.astype(np.int32)) > 300)
     assert len(loud) and loud[0] < flushed_at, "the tone never reached the speaker"
     onset = int(loud[-1]) + 1
-    onset_ms = (onset - flushed_at) / MODEL_RATE * 1000
+    onset_ms = (onset - flushed_at) / OUTPUT_RATE * 1000
     _log.info(
         "flush -> silence in the recording: %.1f ms after the flush (callback: %.1f ms)",
         onset_ms,
@@ -108,8 +108,8 @@ async def test_flush_silences_the_speaker_at_once(bus: EventBus, events: EventLo
     )
     # The tone (5 s of it queued) stopped soon after flush() and the speaker stayed silent
     # for the rest of the recording (a second). How soon is a benchmark (bench/audio/).
-    assert onset < flushed_at + MODEL_RATE // 2, f"still sounding {onset_ms:.0f} ms after flush"
-    assert len(recording) - onset > MODEL_RATE // 2
+    assert onset < flushed_at + OUTPUT_RATE // 2, f"still sounding {onset_ms:.0f} ms after flush"
+    assert len(recording) - onset > OUTPUT_RATE // 2
     assert playback.last_flush_to_silence_s > 0
 
 
@@ -122,7 +122,7 @@ async def test_a_short_answer_starts_below_the_threshold_and_drains_at_end_of_tu
     playback = AudioPlayback(bus, start_threshold_ms=200, drain_grace_ms=60_000)
     await playback.start()
     try:
-        playback.play(tone(880.0, 0.05, rate=MODEL_RATE).tobytes())
+        playback.play(tone(880.0, 0.05, rate=OUTPUT_RATE).tobytes())
         await events.wait_for(PlaybackStarted)
         playback.end_of_turn()
         drained = await events.wait_for(PlaybackDrained, within_s=10)

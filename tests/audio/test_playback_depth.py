@@ -11,13 +11,13 @@ import asyncio
 import pytest
 
 from sammy_desktop.audio import (
-    MODEL_RATE,
     AudioLevel,
     AudioPlayback,
     PlaybackDrained,
     PlaybackStarted,
 )
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.wire_audio import OUTPUT_RATE
 from tests.audio.signals import tone
 from tests.helpers.events import EventLog
 
@@ -54,7 +54,7 @@ async def test_an_underrun_deepens_the_buffer_and_a_clean_answer_lowers_it(
         max_threshold_ms=40,
         drain_grace_ms=60_000,
     )
-    chunk = tone(660.0, 0.03, rate=MODEL_RATE).tobytes()
+    chunk = tone(660.0, 0.03, rate=OUTPUT_RATE).tobytes()
     await playback.start()
     try:
         assert playback.depth_ms == pytest.approx(20)

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from sammy_desktop.audio import (
-    MODEL_RATE,
     AudioEngine,
     AudioPlayback,
     PlaybackDrained,
@@ -20,6 +19,7 @@ from sammy_desktop.audio import (
     StreamError,
 )
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.wire_audio import OUTPUT_RATE
 from tests.audio.conftest import until
 from tests.audio.signals import best_lag, tone
 from tests.audio.virtual_devices import MonitorRecorder
@@ -38,7 +38,7 @@ class RestingSpeaker:
 
     def __init__(self, bus: EventBus, standby_after_ms: int) -> None:
         self.playback = AudioPlayback(bus, standby_after_ms=standby_after_ms)
-        self.recorder = MonitorRecorder(MODEL_RATE)
+        self.recorder = MonitorRecorder(OUTPUT_RATE)
         self.recording = np.zeros(0, dtype=np.int16)
 
     async def __aenter__(self) -> RestingSpeaker:
@@ -53,19 +53,20 @@ class RestingSpeaker:
 
     async def heard(self, seconds: float) -> None:
         """Wait until the recorder has ``seconds`` more of the speaker."""
-        count = self.recorder.samples_so_far + round(MODEL_RATE * seconds)
+        count = self.recorder.samples_so_far + round(OUTPUT_RATE * seconds)
         await self.recorder.wait_for_samples(count, within=5)
 
 
 async def test_an_idle_speaker_rests_and_plays_at_once_when_woken(
     bus: EventBus, events: EventLog
 ) -> None:
-    beep = tone(660.0, 0.4, rate=MODEL_RATE)
+    beep = tone(660.0, 0.4, rate=OUTPUT_RATE)
     async with RestingSpeaker(bus, standby_after_ms=200) as speaker:
         playback = speaker.playback
         resting_blocks = playback.blocks
-        # Resting: no callbacks (the stall watchdog rests too: tests/audio/test_supervisor.py).
-        await asyncio.sleep(0.3)
+        # Resting: no callbacks (the stall watchdog rests too: tests/audio/test_supervisor.py)
+        # while the recorder, on its own stream, hears 300 ms of the speaker go by.
+        await speaker.heard(0.3)
         assert playback.blocks == resting_blocks
         assert resting(playback)
         assert playback.is_running
@@ -84,7 +85,7 @@ async def test_an_idle_speaker_rests_and_plays_at_once_when_woken(
 
 
 async def test_an_effect_wakes_the_resting_speaker(bus: EventBus, events: EventLog) -> None:
-    chime = tone(880.0, 0.3, rate=MODEL_RATE)
+    chime = tone(880.0, 0.3, rate=OUTPUT_RATE)
     async with RestingSpeaker(bus, standby_after_ms=100) as speaker:
         playback = speaker.playback
         playback.play_effect(chime.tobytes())
@@ -105,7 +106,7 @@ async def test_the_echo_reference_goes_on_while_the_speaker_rests(
     engine.set_consumer(lambda _block: None)
     await engine.start()
     try:
-        engine.play(tone(440.0, 0.3, rate=MODEL_RATE).tobytes())
+        engine.play(tone(440.0, 0.3, rate=OUTPUT_RATE).tobytes())
         engine.end_of_turn()
         await events.wait_for(PlaybackDrained)
         await until(lambda: engine.playback.is_standby)
@@ -131,7 +132,7 @@ async def test_speaker_reports_ride_along_with_a_live_microphone(
     await engine.start()
     try:
         await until(lambda: engine.capture.blocks > 20)
-        speech = far_speech_24k[: MODEL_RATE * 2]
+        speech = far_speech_24k[: OUTPUT_RATE * 2]
         engine.play(speech.tobytes())
         engine.end_of_turn()
         await events.wait_for(PlaybackStarted)
@@ -178,8 +179,8 @@ async def test_answers_arriving_in_real_time_after_standby_play_without_gaps(
     await playback.start()
     loop = asyncio.get_running_loop()
     chunk_ms = 100
-    speech = tone(330.0, 0.8, rate=MODEL_RATE)
-    step = MODEL_RATE * chunk_ms // 1000
+    speech = tone(330.0, 0.8, rate=OUTPUT_RATE)
+    step = OUTPUT_RATE * chunk_ms // 1000
     try:
         for answer in range(4):
             await until(lambda: playback.is_standby)
