@@ -2,8 +2,10 @@
 
 The policy: with echo cancellation on, the microphone stays open while the assistant speaks,
 so a person can talk over it (barge-in). With it off, in hands-free mode the microphone is
-gated while speech plays (half-duplex) so the assistant never hears and interrupts itself.
-In push-to-talk mode no gate is needed: the person decides when the microphone counts.
+gated while speech plays (half-duplex, :mod:`sammy_desktop.audio.duplex`) so the assistant
+never hears and interrupts itself. In push-to-talk mode no gate is needed: the person decides
+when the microphone counts. This is the one place that gate lives: the engine knows when
+speech really sounds and whether the echo canceller really runs.
 
 Push-to-talk also lets the microphone rest: between turns, with nothing to cancel, the capture
 is in standby (see :mod:`sammy_desktop.audio.capture`) and only keeps the pre-roll. The
@@ -15,22 +17,20 @@ does the talk key going up (the answer then finds it running).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Final
 
 from sammy_desktop.audio.capture import AudioCapture
+from sammy_desktop.audio.duplex import HalfDuplexGate
 from sammy_desktop.audio.echo import EchoCanceller
 from sammy_desktop.audio.events import PlaybackDrained, PlaybackStarted
 from sammy_desktop.audio.playback import AudioPlayback
+from sammy_desktop.audio.timing import Scheduler
 from sammy_desktop.config.settings import Settings, TalkMode
 from sammy_desktop.eventbus import EventBus, Subscription
 
 __all__ = ["AudioEngine"]
 
-# After the speech has played, the room still rings for a moment; keep the gate closed
-# that much longer so the tail of the assistant's voice is not heard as the person.
-_GATE_HANGOVER_S: Final = 0.15
 # After this long with nothing to play, the speaker's stream rests (see AudioPlayback). Short:
 # a resting stream costs nothing and starts again in milliseconds, into an empty device buffer.
 _OUTPUT_STANDBY_MS: Final = 50
@@ -51,6 +51,8 @@ class AudioEngine:
         hands_free: whether the talk mode is hands-free (decides the half-duplex fallback).
         pre_roll_ms: the push-to-talk pre-roll.
         block_ms: the capture block size.
+        scheduler: the clock and timers of the half-duplex gate (the running loop's by
+            default).
     """
 
     def __init__(
@@ -64,6 +66,7 @@ class AudioEngine:
         hands_free: bool | None = None,
         pre_roll_ms: int | None = None,
         block_ms: int = 10,
+        scheduler: Scheduler | None = None,
     ) -> None:
         base = settings if settings is not None else Settings()
         self._bus = bus
@@ -92,7 +95,12 @@ class AudioEngine:
         self.capture.keep_live(self._hands_free)
         self._forced_half_duplex: bool | None = None
         self._subscriptions: list[Subscription] = []
-        self._ungate_handle: asyncio.TimerHandle | None = None
+        self._gate = HalfDuplexGate(
+            self.capture,
+            wanted=lambda: self.half_duplex,
+            playing=lambda: self.playback.is_playing,
+            scheduler=scheduler,
+        )
 
     @property
     def half_duplex(self) -> bool:
@@ -111,11 +119,11 @@ class AudioEngine:
         await self.capture.start()
 
     async def stop(self) -> None:
-        """Close both streams."""
+        """Close both streams (the microphone's gate opens: a new start begins ungated)."""
         for subscription in self._subscriptions:
             subscription.cancel()
         self._subscriptions = []
-        self._cancel_ungate()
+        self._gate.release()
         await self.capture.stop()
         await self.playback.stop()
 
@@ -188,25 +196,10 @@ class AudioEngine:
         self.playback.set_device(settings.output_device)
 
     def _apply_gate(self) -> None:
-        self._cancel_ungate()
-        self.capture.gate(self.half_duplex and self.playback.is_playing)
+        self._gate.update()
 
     def _on_playback_started(self, _event: PlaybackStarted) -> None:
-        self._cancel_ungate()
-        if self.half_duplex:
-            self.capture.gate(True)
+        self._gate.speech_started()
 
     def _on_playback_drained(self, event: PlaybackDrained) -> None:
-        if not self.capture.is_muted:
-            return
-        if event.interrupted:
-            self.capture.gate(False)
-            return
-        self._cancel_ungate()
-        loop = asyncio.get_running_loop()
-        self._ungate_handle = loop.call_later(_GATE_HANGOVER_S, self.capture.gate, False)
-
-    def _cancel_ungate(self) -> None:
-        if self._ungate_handle is not None:
-            self._ungate_handle.cancel()
-            self._ungate_handle = None
+        self._gate.speech_drained(interrupted=event.interrupted)
