@@ -26,6 +26,7 @@ from sammy_desktop.core import AgentCore, AgentState, ConversationHistory
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools import ToolManager, ToolServices
 from sammy_desktop.tools.desktop import TimerService, desktop_tools, search_tools
+from sammy_desktop.wire_audio import OUTPUT_RATE, SAMPLE_WIDTH
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -150,11 +151,11 @@ def _read_effect(path: Path) -> bytes:
     """The PCM of an earcon file, which must be what the engine takes: 24 kHz mono PCM16."""
     with wave.open(str(path), "rb") as wav:
         shape = (wav.getframerate(), wav.getnchannels(), wav.getsampwidth())
-        if shape != (24_000, 1, 2):
+        if shape != (OUTPUT_RATE, 1, SAMPLE_WIDTH):
             rate, channels, width = shape
             raise ValueError(
                 f"{path.name} is {rate} Hz, {channels} channel(s), {8 * width}-bit; "
-                "earcons must be 24000 Hz mono 16-bit PCM"
+                f"earcons must be {OUTPUT_RATE} Hz mono {8 * SAMPLE_WIDTH}-bit PCM"
             )
         return wav.readframes(wav.getnframes())
 

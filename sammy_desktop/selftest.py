@@ -31,6 +31,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
 from sammy_desktop import __version__
+from sammy_desktop.wire_audio import (
+    INPUT_MIME,
+    INPUT_RATE,
+    OUTPUT_MIME,
+    OUTPUT_RATE,
+    SAMPLE_WIDTH,
+)
 
 if TYPE_CHECKING:
     from google.genai import live, types
@@ -52,8 +59,6 @@ _log = logging.getLogger(__name__)
 STEP_TIMEOUT_S: Final = 20.0
 SELF_TEST_KEY: Final = "sammy-self-test-key"  # the simulator accepts only this key
 SPOKEN_SECONDS: Final = 0.5
-INPUT_RATE: Final = 16_000
-OUTPUT_RATE: Final = 24_000
 TOOL_NAME: Final = "getCurrentContext"
 TOOL_PROMPT: Final = "self-test: use a tool"
 AFTER_TOOL_SECONDS: Final = 0.2
@@ -433,12 +438,11 @@ class _EndToEnd:
 
         session = self._require_session()
         spoken = _tone(440.0, SPOKEN_SECONDS, INPUT_RATE)
-        mime = f"audio/pcm;rate={INPUT_RATE}"
         await session.send_realtime_input(activity_start=types.ActivityStart())
-        chunk = INPUT_RATE // 10 * 2  # 100 ms, as the app sends
+        chunk = INPUT_RATE // 10 * SAMPLE_WIDTH  # 100 ms, as the app sends
         for start in range(0, len(spoken), chunk):
             await session.send_realtime_input(
-                audio=types.Blob(data=spoken[start : start + chunk], mime_type=mime)
+                audio=types.Blob(data=spoken[start : start + chunk], mime_type=INPUT_MIME)
             )
         await session.send_realtime_input(activity_end=types.ActivityEnd())
         answer = bytearray()
@@ -513,9 +517,8 @@ def _describe_answer(pcm: bytes, mime_types: set[str], *, expected_s: float) -> 
 
     if not pcm:
         raise SelfTestFailure("no answer audio arrived")
-    expected_mime = f"audio/pcm;rate={OUTPUT_RATE}"
-    if mime_types != {expected_mime}:
-        raise SelfTestFailure(f"answer audio is {sorted(mime_types)}, expected {expected_mime}")
+    if mime_types != {OUTPUT_MIME}:
+        raise SelfTestFailure(f"answer audio is {sorted(mime_types)}, expected {OUTPUT_MIME}")
     if len(pcm) % 2:
         raise SelfTestFailure(f"answer audio has an odd length ({len(pcm)} bytes): not PCM16")
     samples = np.frombuffer(pcm, "<i2").astype(np.float64)
