@@ -15,6 +15,11 @@ import numpy as np
 __all__ = ["SILENCE_DBFS", "ChangedLevels", "LevelMeter", "rms_dbfs"]
 
 SILENCE_DBFS: Final = -100.0
+"""The reading for digital silence (and empty input): the lowest level ever reported.
+
+A measurement floor, not a display one: a meter chooses its own range (the window's shows
+nothing below -60 dBFS) and reads this as empty like any other level below its floor.
+"""
 _FULL_SCALE_SQUARED: Final = 32768.0 * 32768.0
 
 
