@@ -11,8 +11,11 @@ The window builds that layout and hands the behaviour to small parts, each with 
   mode, and the talk button's look and hint;
 * :class:`~sammy_desktop.ui.talk_keys.TalkKeys`: Space held in the window and the global
   hotkey, as one talk key;
+* :class:`~sammy_desktop.ui.session_controls.SessionControls`: the text box, Connect and
+  End session;
 * :class:`~sammy_desktop.ui.notices.Notices`: banners and transcript notes for what happened;
-* :class:`~sammy_desktop.ui.status_line.StatusLine`: latency, reconnects and tokens.
+* :class:`~sammy_desktop.ui.status_line.StatusLine`: latency, reconnects and tokens;
+* :class:`~sammy_desktop.ui.window_geometry.WindowGeometry`: size and position between runs.
 
 Every connection between them, the bridge and the widgets is made in one place,
 :meth:`MainWindow._connect_signals`. Keyboard: Space talks (see ``talk_keys``), Esc stops
@@ -46,14 +49,15 @@ from sammy_desktop.ui.assets import Assets
 from sammy_desktop.ui.banners import BannerArea
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.confirmation import ConfirmationSheet, QtConfirmationPort
-from sammy_desktop.ui.controls import AgentControls, UiTasks, can_talk
+from sammy_desktop.ui.controls import AgentControls, UiTasks
 from sammy_desktop.ui.key_state import KeyState
 from sammy_desktop.ui.notices import Notices
 from sammy_desktop.ui.painted import LevelMeter
+from sammy_desktop.ui.session_controls import SessionControls
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.state_pill import StatePill
 from sammy_desktop.ui.status_line import StatusLine
-from sammy_desktop.ui.talk_button import TalkButton, TalkLook
+from sammy_desktop.ui.talk_button import TalkButton
 from sammy_desktop.ui.talk_input import TalkInput
 from sammy_desktop.ui.talk_keys import TalkKeys
 from sammy_desktop.ui.theme import Palette, ThemeController
@@ -122,7 +126,6 @@ class MainWindow(QMainWindow):
         self._on_quit = on_quit
         self._quitting = False
         self._bridge = bridge
-        self._controls = controls
         self._tasks = tasks or UiTasks()
         self._settings_state = settings_state
         self._stop_speaking = stop_speaking
@@ -163,12 +166,22 @@ class MainWindow(QMainWindow):
         """Space in this window and the global hotkey, as one talk key."""
         self.notices = Notices(self.banners, self.transcript, state=state, parent=self)
         """Banners and transcript notes for what happened."""
+        self.session_controls = SessionControls(
+            self.message_input,
+            self.connect_button,
+            self.end_session_button,
+            notices=self.notices,
+            tasks=self._tasks,
+            controls=controls,
+            parent=self,
+        )
+        """What the text box, Connect and End session do."""
         self.notice_labels = self.notices.show_startup_notices(notices)
         if welcome is not None:
             self.set_welcome(welcome)
         self._connect_signals()
         self.on_palette_changed(self._theme.palette)
-        self._show_state(state, "")
+        self.state_pill.set_state(state, "")
 
     # ------------------------------------------------------------------ building
 
@@ -295,17 +308,18 @@ class MainWindow(QMainWindow):
 
     def _connect_signals(self) -> None:
         talk = self.talk_input
+        session = self.session_controls
         self.talk_button.pressed.connect(talk.on_pressed)
         self.talk_button.released.connect(talk.on_released)
         self.talk_keys.pressed.connect(talk.on_pressed)
         self.talk_keys.released.connect(talk.on_released)
-        self.message_input.returnPressed.connect(self.on_send_text)
-        self.send_button.clicked.connect(self.on_send_text)
-        self.connect_button.clicked.connect(self.on_connect_clicked)
-        self.end_session_button.clicked.connect(self.on_end_session_clicked)
+        self.message_input.returnPressed.connect(session.on_send_text)
+        self.send_button.clicked.connect(session.on_send_text)
+        self.connect_button.clicked.connect(session.on_connect_clicked)
+        self.end_session_button.clicked.connect(session.on_end_session_clicked)
         self.settings_button.clicked.connect(self.on_settings_clicked)
         self.notices.settings_requested.connect(self.settings_requested)
-        self.notices.connect_requested.connect(self.on_connect_clicked)
+        self.notices.connect_requested.connect(session.on_connect_clicked)
         self.confirmation_sheet.shown_request.connect(self.on_confirmation_shown)
         if self._confirmations is not None:
             self._confirmations.attach(self.confirmation_sheet)
@@ -326,6 +340,7 @@ class MainWindow(QMainWindow):
         # Talk input comes last: starting a turn asked for while connecting changes the
         # state again, and the header must not show the older state after the newer one.
         bridge.state_changed.connect(self.on_state_changed)
+        bridge.state_changed.connect(session.on_state_changed)
         bridge.state_changed.connect(self.notices.on_state_changed)
         bridge.state_changed.connect(talk.on_state_changed)
         bridge.session_started.connect(self.on_session_started)
@@ -333,8 +348,10 @@ class MainWindow(QMainWindow):
         bridge.session_started.connect(self.notices.on_session_started)
         bridge.session_ended.connect(self.notices.on_session_ended)
         bridge.session_ended.connect(talk.on_session_ended)
-        bridge.input_level.connect(self.on_input_level)
-        bridge.output_level.connect(self.on_output_level)
+        bridge.input_level.connect(self.input_meter.set_dbfs)
+        bridge.input_level.connect(talk.on_input_level)
+        bridge.output_level.connect(self.output_meter.set_dbfs)
+        bridge.output_level.connect(talk.on_output_level)
 
         transcript = self.transcript
         bridge.transcript_updated.connect(transcript.update_line)
@@ -484,52 +501,15 @@ class MainWindow(QMainWindow):
         self._on_quit()
         event.accept()
 
-    # ------------------------------------------------------------------ the window's controls
-
-    def on_send_text(self) -> None:
-        """Send what is in the text box."""
-        text = self.message_input.text().strip()
-        if not text or self._controls is None:
-            return
-        if can_talk(self._controls.state):
-            if self._controls.send_text(text):
-                self.message_input.clear()
-            return
-        self.notices.show_not_connected()
-
-    def on_connect_clicked(self) -> None:
-        """Connect when disconnected, disconnect when connected."""
-        controls = self._controls
-        if controls is None:
-            return
-        if controls.state.is_running:
-            self._tasks.run(controls.stop(), "ui-disconnect")
-        else:
-            self.notices.on_connecting()
-            self._tasks.run(controls.start(), "ui-connect")
-
-    def on_end_session_clicked(self) -> None:
-        """End the conversation for good."""
-        if self._controls is not None and self._controls.state.is_running:
-            self._tasks.run(self._controls.end_session("ended by the person"), "ui-end-session")
+    # ------------------------------------------------------------------ slots
 
     def on_settings_clicked(self) -> None:
         """The settings button or Ctrl+,: the settings, where they were left."""
         self.settings_requested.emit("")
 
-    # ------------------------------------------------------------------ events shown here
-
     def on_state_changed(self, event: StateChanged) -> None:
-        """The agent moved to a new state: the header and the buttons say so."""
-        self._show_state(event.new, event.reason)
-
-    def _show_state(self, state: AgentState, reason: str) -> None:
-        self.state_pill.set_state(state, reason)
-        running = state.is_running
-        self.connect_button.setToolTip("Disconnect" if running else "Connect")
-        self.connect_button.setAccessibleName("Disconnect" if running else "Connect")
-        self.end_session_button.setEnabled(running)
-        self.connect_button.setEnabled(self._controls is not None)
+        """The agent moved to a new state: the header's pill says so."""
+        self.state_pill.set_state(event.new, event.reason)
 
     def on_session_started(self, _event: SessionStarted) -> None:
         """A new conversation: "always this session" approvals are forgotten."""
@@ -547,18 +527,6 @@ class MainWindow(QMainWindow):
         self.show_conversation()
         if not self.isVisible() or self.isMinimized():
             self.show_and_raise()
-
-    def on_input_level(self, dbfs: float) -> None:
-        """The microphone's level: the meter, and the ring while listening."""
-        self.input_meter.set_dbfs(dbfs)
-        if self.talk_button.look is TalkLook.LISTENING:
-            self.talk_button.set_level_dbfs(dbfs)
-
-    def on_output_level(self, dbfs: float) -> None:
-        """The speaker's level: the meter, and the ring while the assistant speaks."""
-        self.output_meter.set_dbfs(dbfs)
-        if self.talk_button.look is TalkLook.SPEAKING:
-            self.talk_button.set_level_dbfs(dbfs)
 
     def on_settings_changed(self, settings: Settings, names: frozenset[str]) -> None:
         """Follow the settings that change how the window looks and closes."""

@@ -10,8 +10,8 @@ The person talks in one of three ways (Settings > Talking):
 A press while disconnected connects first; the turn starts as soon as the agent takes it
 ("Connecting… keep talking"). Presses come from the talk button, from Space and the global
 hotkey (merged into one key by :class:`~sammy_desktop.ui.talk_keys.TalkKeys`) and from the
-tray. :class:`TalkInput` also keeps the talk button's look (idle, listening, speaking) and
-the hint under it true to all that.
+tray. :class:`TalkInput` also keeps the talk button's look (idle, listening, speaking), its
+level ring and the hint under it true to all that.
 """
 
 from __future__ import annotations
@@ -133,6 +133,16 @@ class TalkInput(QObject):
             self._mic_paused = False
             self._tasks.run(self._controls.set_talk_mode(settings.talk_mode), "ui-talk-mode")
         self._show_hint()
+
+    def on_input_level(self, dbfs: float) -> None:
+        """The microphone's level: the button's ring follows it while listening."""
+        if self._button.look is TalkLook.LISTENING:
+            self._button.set_level_dbfs(dbfs)
+
+    def on_output_level(self, dbfs: float) -> None:
+        """The speaker's level: the ring follows it while the assistant speaks."""
+        if self._button.look is TalkLook.SPEAKING:
+            self._button.set_level_dbfs(dbfs)
 
     # ------------------------------------------------------------------ turns
 
