@@ -47,9 +47,8 @@ from sammy_desktop.ui.controls import AgentControls, UiTasks
 from sammy_desktop.ui.desktop_ports import QtApplicationLauncher, QtClipboard, QtDesktopNotifier
 from sammy_desktop.ui.global_hotkey import GlobalHotkey
 from sammy_desktop.ui.main_window import MainWindow
-from sammy_desktop.ui.settings.sections import SettingsSection
+from sammy_desktop.ui.settings import AboutInfo, SettingsSection, SettingsWindow
 from sammy_desktop.ui.settings_state import SettingsState
-from sammy_desktop.ui.settings_window import AboutInfo, SettingsWindow
 from sammy_desktop.ui.theme import ThemeController
 from sammy_desktop.ui.tray import TrayIcon
 from sammy_desktop.ui.url_opener import QtUrlOpener

@@ -1,19 +1,20 @@
 """The first-run panel: paste a key, or try the offline demo.
 
 Shown in the main window instead of the transcript when no key is available. Saving a
-key writes it to the keyring (off the Qt thread) and calls ``on_key_saved``; "Try the
-offline demo" calls ``on_try_demo``, which the app wires to the embedded simulator.
+key writes it to the keyring (off the Qt thread, as Settings > Account does: see
+:mod:`sammy_desktop.ui.api_key`) and calls ``on_key_saved``; "Try the offline demo" calls
+``on_try_demo``, which the app wires to the embedded simulator.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from sammy_desktop.config.secrets import SecretStore, SecretStoreError
+from sammy_desktop.config.secrets import SecretStore
+from sammy_desktop.ui.api_key import KeyEntry, save_pasted_key
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.theme import ThemeController
 
@@ -104,31 +105,21 @@ class WelcomePanel(QWidget):
         layout.addWidget(note)
         layout.addStretch(2)
 
+        self._key_entry = KeyEntry(self.key_input, self.save_button, self.error_label)
         self.save_button.clicked.connect(self.on_save)
         self.key_input.returnPressed.connect(self.on_save)
         self.demo_button.clicked.connect(self._on_try_demo)
 
     def on_save(self) -> None:
         """Save the pasted key (in a worker thread) and then connect."""
-        value = self.key_input.text()
-        if not value.strip():
-            self._show_error("Paste a key first, or try the offline demo.")
-            return
-        self.save_button.setEnabled(False)
-        self._tasks.run(self._save(value), "ui-welcome-save-key")
+        save_pasted_key(
+            self._key_entry,
+            self._secrets,
+            self._tasks,
+            if_empty="Paste a key first, or try the offline demo.",
+            task_name="ui-welcome-save-key",
+            then=self._after_key_saved,
+        )
 
-    async def _save(self, value: str) -> None:
-        try:
-            await asyncio.to_thread(self._secrets.set_api_key, value)
-        except (ValueError, SecretStoreError) as exc:
-            self._show_error(str(exc))
-            return
-        finally:
-            self.save_button.setEnabled(True)
-        self.key_input.clear()
-        self.error_label.hide()
+    async def _after_key_saved(self) -> None:
         self._on_key_saved()
-
-    def _show_error(self, message: str) -> None:
-        self.error_label.setText(message)
-        self.error_label.show()

@@ -27,8 +27,8 @@ from sammy_desktop.ui.assets import Assets
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.main_window import MainWindow
+from sammy_desktop.ui.settings import AboutInfo, SettingsWindow
 from sammy_desktop.ui.settings_state import SettingsState
-from sammy_desktop.ui.settings_window import AboutInfo, SettingsWindow
 from sammy_desktop.ui.theme import ThemeController
 
 

@@ -7,7 +7,7 @@ from sammy_desktop.tools.context import ConfirmationPort, UrlOpener
 from sammy_desktop.tools.manager import ToolManager
 from sammy_desktop.ui.confirmation import QtConfirmationPort
 from sammy_desktop.ui.controls import AgentControls
-from sammy_desktop.ui.settings_window import ToolCatalog
+from sammy_desktop.ui.settings import ToolCatalog
 from sammy_desktop.ui.url_opener import QtUrlOpener
 
 

@@ -8,9 +8,9 @@ from PySide6.QtWidgets import QApplication, QPushButton, QScrollArea
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.ui.controls import UiTasks
-from sammy_desktop.ui.settings import SettingsSection
+from sammy_desktop.ui.settings import SettingsSection, SettingsWindow
+from sammy_desktop.ui.settings.tools_page import NotesFolderCard
 from sammy_desktop.ui.settings_state import SettingsState
-from sammy_desktop.ui.settings_window import SettingsWindow
 from sammy_desktop.ui.theme import ThemeController
 
 from .conftest import build_settings_window
@@ -44,6 +44,12 @@ def _window(
     )
 
 
+def _notes(window: SettingsWindow) -> NotesFolderCard:
+    card = window.tools_page.notes_folder
+    assert card is not None, "the Tools page has no notes folder card"
+    return card
+
+
 def test_open_notes_folder_creates_the_folder_then_opens_it(
     qtbot: QtBot,
     settings_state: SettingsState,
@@ -55,14 +61,14 @@ def test_open_notes_folder_creates_the_folder_then_opens_it(
     opener = FolderOpener()
     window = _window(qtbot, settings_state, theme, tasks, tmp_path, opener, notes)
     window.show_section(SettingsSection.TOOLS)
-    button = window.notes_folder_button
+    button = _notes(window).button
     assert button.text() == "Open notes folder"
     assert button.isVisibleTo(window)
     assert not notes.exists()
     button.click()
     assert opener.opened == [notes]
     assert opener.existed == [True]  # made before the desktop was asked
-    assert window.notes_folder_error.isHidden()
+    assert _notes(window).error_label.isHidden()
 
 
 def test_a_desktop_that_cannot_open_it_gets_a_sentence_not_silence(
@@ -77,10 +83,11 @@ def test_a_desktop_that_cannot_open_it_gets_a_sentence_not_silence(
         qtbot, settings_state, theme, tasks, tmp_path, FolderOpener(works=False), notes
     )
     window.show_section(SettingsSection.TOOLS)
-    assert window.open_notes_folder() is False
-    assert not window.notes_folder_error.isHidden()
-    assert str(notes) in window.notes_folder_error.text()
-    assert "file manager" in window.notes_folder_error.text()
+    assert window.tools_page.open_notes_folder() is False
+    error = _notes(window).error_label
+    assert not error.isHidden()
+    assert str(notes) in error.text()
+    assert "file manager" in error.text()
 
 
 def test_a_notes_folder_that_cannot_be_made_is_said_and_not_opened(
@@ -94,9 +101,9 @@ def test_a_notes_folder_that_cannot_be_made_is_said_and_not_opened(
     blocker.write_text("a file where the data folder should be")
     opener = FolderOpener()
     window = _window(qtbot, settings_state, theme, tasks, tmp_path, opener, blocker / "notes")
-    window.notes_folder_button.click()
+    _notes(window).button.click()
     assert opener.opened == []
-    assert "could not be created" in window.notes_folder_error.text()
+    assert "could not be created" in _notes(window).error_label.text()
 
 
 def test_without_a_notes_folder_there_is_no_button(
@@ -107,8 +114,8 @@ def test_without_a_notes_folder_there_is_no_button(
     tmp_path: Path,
 ) -> None:
     window = _window(qtbot, settings_state, theme, tasks, tmp_path, FolderOpener(), None)
-    assert not hasattr(window, "notes_folder_button")
-    assert window.open_notes_folder() is False
+    assert window.tools_page.notes_folder is None
+    assert window.tools_page.open_notes_folder() is False
 
 
 def test_the_about_page_opens_its_folders_through_the_same_opener(
@@ -139,14 +146,14 @@ def test_the_hotkey_note_sits_under_its_switch_and_hides_when_empty(
     window = _window(qtbot, settings_state, theme, tasks, tmp_path, FolderOpener(), None)
     window.show_section(SettingsSection.TALKING)
     card = window.cards["global_hotkey"]
-    assert window.hotkey_status.parent() is card
-    assert window.hotkey_status.isHidden()
+    assert window.talking_page.hotkey_status.parent() is card
+    assert window.talking_page.hotkey_status.isHidden()
     assert "global_hotkey_keys" in window.cards  # the combination is editable beside it
     window.show_hotkey_status("Not available on this desktop: Wayland.")
-    assert window.hotkey_status.isVisibleTo(window)
-    assert window.hotkey_status.text() == "Not available on this desktop: Wayland."
+    assert window.talking_page.hotkey_status.isVisibleTo(window)
+    assert window.talking_page.hotkey_status.text() == "Not available on this desktop: Wayland."
     window.show_hotkey_status("")
-    assert window.hotkey_status.isHidden()
+    assert window.talking_page.hotkey_status.isHidden()
 
 
 def test_screenshots_of_the_notes_button_and_the_hotkey_note(
@@ -175,7 +182,7 @@ def test_screenshots_of_the_notes_button_and_the_hotkey_note(
     QApplication.processEvents()
     page = window.pages.currentWidget()
     assert isinstance(page, QScrollArea)
-    page.ensureWidgetVisible(window.hotkey_status)
+    page.ensureWidgetVisible(window.talking_page.hotkey_status)
     assert not page.horizontalScrollBar().isVisible()
-    assert window.hotkey_status.isVisible()
+    assert window.talking_page.hotkey_status.isVisible()
     assert window.grab().save(str(folder / "settings-talking-hotkey-note.png"))

@@ -21,15 +21,14 @@ from sammy_desktop.tools.desktop import TimerService, desktop_tools
 from sammy_desktop.tools.manager import ToolManager
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.desktop_ports import QtApplicationLauncher, QtClipboard, QtDesktopNotifier
-from sammy_desktop.ui.settings import SettingsSection
-from sammy_desktop.ui.settings_fields import (
+from sammy_desktop.ui.settings import SettingsSection, SettingsWindow
+from sammy_desktop.ui.settings.applications import (
     ApplicationListError,
-    can_edit,
     format_applications,
     parse_applications,
 )
+from sammy_desktop.ui.settings.fields import can_edit
 from sammy_desktop.ui.settings_state import SettingsState
-from sammy_desktop.ui.settings_window import SettingsWindow
 from sammy_desktop.ui.theme import ThemeController
 
 from .conftest import FakeAgent, build_settings_window
@@ -126,7 +125,7 @@ def test_tool_switch_persists_and_changes_the_declarations_mid_session(
         )
         window.open_section(SettingsSection.TOOLS)
         assert window.current_section == "Tools"
-        switch = window.tool_switches["getCurrentContext"]
+        switch = window.tools_page.tool_switches["getCurrentContext"]
         assert switch.isChecked()
         switch.click()
         await tasks.join()
@@ -152,7 +151,7 @@ def test_tools_page_groups_by_category_and_badges_risky_ones(
 
     async def scenario() -> None:
         window = _window(qtbot, settings_state, theme, tasks, tmp_path, manager=manager)
-        page = window._pages["Tools"]
+        page = window.tools_page
         texts = [label.text() for label in page.findChildren(QLabel)]
         assert "Actions" in texts or "Context" in texts
         risky = [t.name for t in manager.tools if t.asks_first]
@@ -224,12 +223,13 @@ def test_devices_page_lists_devices_after_refresh(
         window = _window(qtbot, settings_state, theme, tasks, tmp_path)
         window.open_section(SettingsSection.DEVICES)
         await tasks.join()
-        inputs = [window.input_combo.itemText(i) for i in range(window.input_combo.count())]
-        outputs = [window.output_combo.itemText(i) for i in range(window.output_combo.count())]
+        devices = window.devices_page
+        inputs = [devices.input_combo.itemText(i) for i in range(devices.input_combo.count())]
+        outputs = [devices.output_combo.itemText(i) for i in range(devices.output_combo.count())]
         assert inputs == ["System default", "Built-in Microphone", "USB Headset"]
         assert outputs == ["System default", "Built-in Speakers", "USB Headset"]
-        window.input_combo.setCurrentIndex(2)
-        window.input_combo.activated.emit(2)
+        devices.input_combo.setCurrentIndex(2)
+        devices.input_combo.activated.emit(2)
         assert settings_state.settings.input_device == "USB Headset"
         await tasks.aclose()
 
@@ -261,22 +261,23 @@ def test_api_key_is_saved_to_the_keyring_and_never_displayed(
             on_key_changed=changes.append,
         )
         window.show()
-        assert window.key_input.echoMode() is QLineEdit.EchoMode.Password
-        window.key_input.setText(key)
-        window.save_key_button.click()
+        account = window.account_page
+        assert account.key_input.echoMode() is QLineEdit.EchoMode.Password
+        account.key_input.setText(key)
+        account.save_key_button.click()
         await tasks.join()
         assert changes == [True]
         assert secrets.get_stored_key() == key
-        assert window.key_input.text() == ""
-        assert "saved in the system keyring" in window.key_status.text()
+        assert account.key_input.text() == ""
+        assert "saved in the system keyring" in account.key_status.text()
         for widget in QApplication.allWidgets():
             if isinstance(widget, QLabel | QLineEdit):
                 assert key not in widget.text()
-        window.remove_key_button.click()
+        account.remove_key_button.click()
         await tasks.join()
         assert changes == [True, False]
         assert secrets.get_stored_key() is None
-        assert "No key is saved" in window.key_status.text()
+        assert "No key is saved" in account.key_status.text()
 
     try:
         qloop.run(scenario())
@@ -335,14 +336,14 @@ def test_applications_list_is_read_saved_and_refused_with_the_line_named(
 ) -> None:
     async def scenario() -> None:
         window = _window(qtbot, settings_state, theme, tasks, tmp_path)
-        assert not window.apply_applications("Calculator gnome-calculator")
+        assert not window.tools_page.apply_applications("Calculator gnome-calculator")
         card = window.cards["allowed_applications"]
         assert card.error == (
             "Applications the assistant may open was not changed: line 1: write it as "
             "Name = command"
         )
         text = "# mine\nCalculator = gnome-calculator\nEditor = gedit --new-window 'a b'\n"
-        assert window.apply_applications(text)
+        assert window.tools_page.apply_applications(text)
         assert card.error == ""
 
     qloop.run(scenario())

@@ -9,7 +9,6 @@ a refused value on the field itself: a red edge and a sentence naming the field.
 from __future__ import annotations
 
 import enum
-import shlex
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -30,56 +29,13 @@ from PySide6.QtWidgets import (
 
 from sammy_desktop.ui.painted import ToggleSwitch
 
-__all__ = [
-    "ApplicationListError",
-    "FieldCard",
-    "build_editor",
-    "can_edit",
-    "enum_label",
-    "format_applications",
-    "parse_applications",
-]
+__all__ = ["Apply", "FieldCard", "build_editor", "can_edit", "enum_label", "text_box"]
 
 _LONG_TEXT_CHARS: Final = 5000
 _TEXT_DEBOUNCE_MS: Final = 700
 
 Apply = Callable[[Any], None]
 """Called with the editor's new value; the card's owner validates and saves it."""
-
-
-class ApplicationListError(ValueError):
-    """A line of the applications list cannot be read; the message names the line."""
-
-
-def format_applications(applications: dict[str, list[str]]) -> str:
-    """``{"Calculator": ["gnome-calculator"]}`` -> ``Calculator = gnome-calculator``."""
-    return "\n".join(f"{name} = {shlex.join(argv)}" for name, argv in applications.items())
-
-
-def parse_applications(text: str) -> dict[str, list[str]]:
-    """Read ``Name = command arguments`` lines (``#`` starts a comment line).
-
-    Raises:
-        ApplicationListError: a line has no ``=``, no name, no command, or bad quoting.
-    """
-    applications: dict[str, list[str]] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        name, equals, command = line.partition("=")
-        if not equals:
-            raise ApplicationListError(f"line {number}: write it as Name = command")
-        if not name.strip():
-            raise ApplicationListError(f"line {number}: the name before = is empty")
-        try:
-            argv = shlex.split(command)
-        except ValueError as exc:
-            raise ApplicationListError(f"line {number}: {exc}") from None
-        if not argv:
-            raise ApplicationListError(f"line {number}: the command after = is empty")
-        applications[name.strip()] = argv
-    return applications
 
 
 def enum_label(value: enum.Enum) -> str:
@@ -194,6 +150,19 @@ def can_edit(info: FieldInfo) -> bool:
     return is_enum or annotation in (bool, int, str)
 
 
+def text_box(text: str, apply: Apply) -> QPlainTextEdit:
+    """A few lines of text, applied once typing pauses rather than on every keystroke."""
+    box = QPlainTextEdit()
+    box.setPlainText(text)
+    box.setFixedHeight(96)
+    timer = QTimer(box)
+    timer.setSingleShot(True)
+    timer.setInterval(_TEXT_DEBOUNCE_MS)
+    timer.timeout.connect(lambda: apply(box.toPlainText()))
+    box.textChanged.connect(timer.start)
+    return box
+
+
 def build_editor(info: FieldInfo, value: Any, apply: Apply) -> tuple[QWidget, bool]:
     """A widget for a field of type bool, enum, int or str, wired to ``apply``.
 
@@ -227,16 +196,7 @@ def build_editor(info: FieldInfo, value: Any, apply: Apply) -> tuple[QWidget, bo
     if annotation is str:
         max_length = _limit(info, MaxLen)
         if max_length is not None and max_length >= _LONG_TEXT_CHARS:
-            box = QPlainTextEdit()
-            box.setPlainText(str(value))
-            box.setFixedHeight(96)
-            # Apply once typing pauses, not on every keystroke.
-            timer = QTimer(box)
-            timer.setSingleShot(True)
-            timer.setInterval(_TEXT_DEBOUNCE_MS)
-            timer.timeout.connect(lambda: apply(box.toPlainText()))
-            box.textChanged.connect(timer.start)
-            return box, False
+            return text_box(str(value), apply), False
         line = QLineEdit()
         line.setText(str(value))
         if max_length is not None:

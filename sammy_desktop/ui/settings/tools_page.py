@@ -1,0 +1,303 @@
+"""Settings > Tools: a switch per tool, grouped by category, and what the tools may use.
+
+Each registered tool gets a card with its name, the first line of its description, a badge
+"asks first" when the person must approve every use, and a switch. A switch applies at
+once: it is saved, and the running conversation's tools change mid-session (the page says
+whether that reached the live session or waits for the next connection). Under the tools:
+the notes folder (opened in the file manager, made first if it does not exist yet), the
+generated tool settings (web search) and the applications the assistant may open, edited
+as ``Name = command`` lines (see :mod:`~sammy_desktop.ui.settings.applications`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, Protocol
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from sammy_desktop.tools.kinds import ToolCategory
+from sammy_desktop.ui.painted import ToggleSwitch
+from sammy_desktop.ui.settings.applications import (
+    ApplicationListError,
+    format_applications,
+    parse_applications,
+)
+from sammy_desktop.ui.settings.fields import text_box
+from sammy_desktop.ui.settings.page import FieldsPage
+from sammy_desktop.ui.settings.sections import SettingsSection
+
+if TYPE_CHECKING:
+    from sammy_desktop.core.events import ToolsChanged
+    from sammy_desktop.ui.controls import AgentControls, UiTasks
+    from sammy_desktop.ui.settings_state import SettingsState
+
+__all__ = ["NotesFolderCard", "ToolCatalog", "ToolInfo", "ToolsPage"]
+
+_log = logging.getLogger(__name__)
+
+_CATEGORY_TITLES: Final = {
+    ToolCategory.ACTION: "Actions",
+    ToolCategory.CONTEXT: "Context",
+    ToolCategory.SYSTEM: "System",
+}
+
+
+class ToolInfo(Protocol):
+    """What the tools page shows of a tool (``ToolDefinition`` satisfies it)."""
+
+    @property
+    def name(self) -> str:
+        """The function name."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """What it does."""
+        ...
+
+    @property
+    def category(self) -> ToolCategory:
+        """Action, context or system."""
+        ...
+
+    @property
+    def asks_first(self) -> bool:
+        """Whether the person is asked before it acts."""
+        ...
+
+
+class ToolCatalog(Protocol):
+    """The registered tools (``ToolManager`` satisfies it)."""
+
+    @property
+    def tools(self) -> Sequence[ToolInfo]:
+        """Every registered tool."""
+        ...
+
+    def is_enabled(self, name: str) -> bool:
+        """Whether the model may use ``name`` now."""
+        ...
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+class NotesFolderCard(QFrame):
+    """Where the notes tools keep their file, with a button that shows it.
+
+    Args:
+        folder: the notes folder (``AppPaths.notes_dir``).
+        open_folder: shows a folder in the file manager; False when the desktop refused.
+        parent: the Qt parent.
+    """
+
+    def __init__(
+        self, folder: Path, open_folder: Callable[[Path], bool], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._folder = folder
+        self._open_folder = open_folder
+        self.setObjectName("fieldCard")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 12, 14, 12)
+        layout.setSpacing(6)
+        row = QHBoxLayout()
+        text = QLabel(f"The notes Sammy keeps for you are in {folder}")
+        text.setObjectName("fieldDescription")
+        text.setWordWrap(True)
+        text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.button = QPushButton("Open notes folder")
+        self.button.setAccessibleName("Open the notes folder")
+        self.button.setAccessibleDescription(str(folder))
+        self.button.clicked.connect(lambda: self.open())
+        row.addWidget(text, 1)
+        row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignVCenter)
+        layout.addLayout(row)
+        self.error_label = QLabel("")
+        self.error_label.setObjectName("fieldError")
+        self.error_label.setWordWrap(True)
+        self.error_label.hide()
+        layout.addWidget(self.error_label)
+
+    def open(self) -> bool:
+        """Show the folder in the file manager, creating it first if missing.
+
+        Returns:
+            True when the desktop opened it; otherwise the card says why.
+        """
+        folder = self._folder
+        try:
+            # Before the first note there is no folder, and file managers refuse a missing one.
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return self._show_error(
+                f"The notes folder {folder} could not be created: {exc.strerror or exc}."
+            )
+        if not self._open_folder(folder):
+            return self._show_error(
+                f"The desktop could not open {folder}; open it in your file manager."
+            )
+        self.error_label.hide()
+        return True
+
+    def _show_error(self, message: str) -> bool:
+        _log.info("notes folder: %s", message)
+        self.error_label.setText(message)
+        self.error_label.show()
+        return False
+
+
+class ToolsPage(FieldsPage):
+    """The tool switches, the notes folder and the tool settings.
+
+    Args:
+        state: the live settings.
+        tasks: runs the agent's coroutine that switches a tool mid-session.
+        tools: the registered tools; the page only has the settings without it.
+        controls: the agent, to switch tools mid-session.
+        notes_folder: where the notes tools keep their file; no notes card without it.
+        open_folder: shows a folder in the file manager.
+        parent: the Qt parent.
+    """
+
+    def __init__(
+        self,
+        state: SettingsState,
+        tasks: UiTasks,
+        *,
+        open_folder: Callable[[Path], bool],
+        tools: ToolCatalog | None = None,
+        controls: AgentControls | None = None,
+        notes_folder: Path | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(SettingsSection.TOOLS, state, parent)
+        self._tasks = tasks
+        self._tools = tools
+        self._controls = controls
+        self.tool_switches: dict[str, ToggleSwitch] = {}
+        """Each tool's switch, by tool name."""
+        self.tools_status: QLabel | None = None
+        """Whether the last switch reached the running conversation (with tools only)."""
+        self.notes_folder: NotesFolderCard | None = None
+        """The notes folder's card, when there is a notes folder."""
+        if tools is None or not tools.tools:
+            self.add_note("No tools are registered.")
+            self._add_notes_folder(notes_folder, open_folder)
+        else:
+            self._add_tool_cards(tools)
+            self._add_notes_folder(notes_folder, open_folder)
+            self.add_group_title("More")
+        self.add_generated()
+        self._add_applications()
+
+    def _add_tool_cards(self, tools: ToolCatalog) -> None:
+        self.add_note(
+            "Switch a tool off and the assistant stops using it at once, even mid-"
+            "conversation. Tools marked “asks first” wait for your approval each time."
+        )
+        self.tools_status = QLabel("")
+        self.tools_status.setObjectName("fieldDescription")
+        self.tools_status.setAccessibleName("Tool changes")
+        self.tools_status.hide()
+        self.body.addWidget(self.tools_status)
+        by_category: dict[ToolCategory, list[ToolInfo]] = {}
+        for tool in tools.tools:
+            by_category.setdefault(tool.category, []).append(tool)
+        for category in sorted(by_category, key=list(ToolCategory).index):
+            self.add_group_title(_CATEGORY_TITLES.get(category, str(category).capitalize()))
+            for tool in by_category[category]:
+                self.body.addWidget(self._tool_card(tool, tools.is_enabled(tool.name)))
+
+    def _tool_card(self, tool: ToolInfo, enabled: bool) -> QFrame:
+        card = QFrame()
+        card.setObjectName("settingsToolCard")
+        row = QHBoxLayout(card)
+        row.setContentsMargins(14, 12, 14, 12)
+        text = QVBoxLayout()
+        text.setSpacing(4)
+        top = QHBoxLayout()
+        top.setSpacing(8)
+        name = QLabel(tool.name)
+        name.setObjectName("fieldTitle")
+        top.addWidget(name)
+        if tool.asks_first:
+            badge = QLabel("asks first")
+            badge.setObjectName("badge")
+            badge.setToolTip("The assistant needs your approval every time it uses this tool.")
+            top.addWidget(badge)
+        top.addStretch(1)
+        text.addLayout(top)
+        description = QLabel(_first_line(tool.description))
+        description.setObjectName("fieldDescription")
+        description.setWordWrap(True)
+        description.setToolTip(tool.description)
+        text.addWidget(description)
+        row.addLayout(text, 1)
+        switch = ToggleSwitch()
+        switch.setChecked(enabled)
+        confirm = ", asks first" if tool.asks_first else ""
+        switch.setAccessibleName(f"{tool.name} ({tool.category}{confirm})")
+        switch.setAccessibleDescription(_first_line(tool.description))
+        switch.toggled.connect(lambda on, n=tool.name: self.set_tool_enabled(n, on))
+        row.addWidget(switch, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.tool_switches[tool.name] = switch
+        return card
+
+    def _add_notes_folder(self, folder: Path | None, open_folder: Callable[[Path], bool]) -> None:
+        if folder is None:
+            return
+        self.add_group_title("Notes")
+        self.notes_folder = NotesFolderCard(folder, open_folder)
+        self.body.addWidget(self.notes_folder)
+
+    def _add_applications(self) -> None:
+        box = text_box(format_applications(self.settings.allowed_applications), self._apply_text)
+        box.setPlaceholderText("Calculator = gnome-calculator\nText editor = gedit --new-window")
+        self.add_card("allowed_applications", box)
+
+    def _apply_text(self, text: object) -> None:
+        self.apply_applications(str(text))
+
+    def set_tool_enabled(self, name: str, on: bool) -> None:
+        """Save a tool switch and apply it to the running session at once."""
+        enabled = dict(self.settings.enabled_tools)
+        enabled[name] = on
+        if not self.apply("enabled_tools", enabled):
+            return
+        if self._controls is not None:
+            self._tasks.run(self._controls.set_tool_enabled(name, on), f"ui-tool-{name}")
+
+    def open_notes_folder(self) -> bool:
+        """Show the notes folder in the file manager (see :meth:`NotesFolderCard.open`).
+
+        Returns:
+            True when the desktop opened it; False without a notes folder, or when the
+            folder could not be made or opened (the card then says why).
+        """
+        return self.notes_folder.open() if self.notes_folder is not None else False
+
+    def apply_applications(self, text: str) -> bool:
+        """Read the applications list (``Name = command`` lines) and apply it."""
+        card = self.cards["allowed_applications"]
+        try:
+            applications = parse_applications(text)
+        except ApplicationListError as exc:
+            card.show_error(f"{card.title} was not changed: {exc}")
+            return False
+        return self.apply("allowed_applications", applications)
+
+    def on_tools_changed(self, event: ToolsChanged) -> None:
+        """Say whether the last switch reached the running conversation."""
+        if self.tools_status is None:
+            return
+        if event.applied_live:
+            self.tools_status.setText("Applied to the running conversation.")
+        else:
+            self.tools_status.setText("Saved; applies when the assistant next connects.")
+        self.tools_status.show()

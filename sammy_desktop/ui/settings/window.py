@@ -1,0 +1,233 @@
+"""The settings window: the list of sections on the left, the page it names on the right.
+
+The pages are their own modules (one per section, see the package's docstring); this
+window only holds them, switches between them, and connects them to the rest of the app:
+the bridge feeds the devices page's mic meter and tells the tools page whether a switch
+reached the running conversation, and a saved or removed key is passed on to the app.
+Closing only hides the window: every change was applied already.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import QHBoxLayout, QListWidget, QListWidgetItem, QStackedWidget, QWidget
+
+from sammy_desktop.ui.settings.about_page import AboutInfo, AboutPage
+from sammy_desktop.ui.settings.account_page import AccountPage
+from sammy_desktop.ui.settings.appearance_page import AppearancePage
+from sammy_desktop.ui.settings.devices_page import DevicesPage
+from sammy_desktop.ui.settings.page import FieldsPage, SettingsPage
+from sammy_desktop.ui.settings.privacy_page import PrivacyPage
+from sammy_desktop.ui.settings.sections import SettingsSection
+from sammy_desktop.ui.settings.talking_page import TalkingPage
+from sammy_desktop.ui.settings.tools_page import ToolCatalog, ToolsPage
+from sammy_desktop.ui.settings.voice_page import VoicePage
+from sammy_desktop.ui.url_opener import open_folder_on_desktop
+
+if TYPE_CHECKING:
+    from sammy_desktop.audio.devices import AudioDevice
+    from sammy_desktop.config.secrets import SecretStore
+    from sammy_desktop.ui.bridge import EventBridge
+    from sammy_desktop.ui.controls import AgentControls, UiTasks
+    from sammy_desktop.ui.settings.fields import FieldCard
+    from sammy_desktop.ui.settings_state import SettingsState
+    from sammy_desktop.ui.theme import Palette, ThemeController
+
+__all__ = ["SettingsWindow"]
+
+_SECTION_ICONS: Final = {
+    SettingsSection.ACCOUNT: "key",
+    SettingsSection.VOICE: "voice",
+    SettingsSection.TALKING: "sliders",
+    SettingsSection.DEVICES: "speaker",
+    SettingsSection.TOOLS: "tool",
+    SettingsSection.PRIVACY: "shield",
+    SettingsSection.APPEARANCE: "palette",
+    SettingsSection.ABOUT: "info",
+}
+
+
+class SettingsWindow(QWidget):
+    """The settings, applied as they change.
+
+    Args:
+        settings_state: the live settings.
+        secrets: the API key store.
+        theme: colours and icons.
+        tasks: runs blocking calls in threads and the agent's coroutines.
+        tools: the registered tools; the Tools page is empty without it.
+        controls: the agent, to switch tools mid-session.
+        list_devices: lists audio devices (``sammy_desktop.audio.devices.list_devices``).
+        bridge: feeds the mic meter on the devices page.
+        on_test_tone: plays the test tone through the chosen speaker.
+        on_key_changed: called after the key was saved or removed (reconnect, hide the
+            welcome panel...).
+        about: what the About page shows (and the notes folder for the Tools page).
+        open_folder: shows a folder in the file manager;
+            :func:`~sammy_desktop.ui.url_opener.open_folder_on_desktop` by default (tests
+            pass a recorder).
+        parent: the Qt parent.
+    """
+
+    key_changed = Signal(bool)
+    """The key was saved (True) or removed (False)."""
+
+    def __init__(
+        self,
+        settings_state: SettingsState,
+        secrets: SecretStore,
+        theme: ThemeController,
+        tasks: UiTasks,
+        *,
+        tools: ToolCatalog | None = None,
+        controls: AgentControls | None = None,
+        list_devices: Callable[[], Sequence[AudioDevice]] | None = None,
+        bridge: EventBridge | None = None,
+        on_test_tone: Callable[[], None] | None = None,
+        on_key_changed: Callable[[bool], None] | None = None,
+        about: AboutInfo | None = None,
+        open_folder: Callable[[Path], bool] = open_folder_on_desktop,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self._theme = theme
+        self._bridge = bridge
+        self._on_key_changed = on_key_changed
+        self.setObjectName("settingsWindow")
+        self.setWindowTitle("Sammy settings")
+        self.setAccessibleName("Settings")
+        self.resize(760, 560)
+        self.setMinimumSize(600, 420)
+
+        self.account_page = AccountPage(settings_state, secrets, tasks)
+        self.voice_page = VoicePage(settings_state)
+        self.talking_page = TalkingPage(settings_state)
+        self.devices_page = DevicesPage(
+            settings_state,
+            tasks,
+            theme.assets,
+            list_devices=list_devices,
+            on_test_tone=on_test_tone,
+        )
+        self.tools_page = ToolsPage(
+            settings_state,
+            tasks,
+            tools=tools,
+            controls=controls,
+            notes_folder=about.notes_folder if about is not None else None,
+            open_folder=open_folder,
+        )
+        self.privacy_page = PrivacyPage(settings_state)
+        self.appearance_page = AppearancePage(settings_state)
+        self.about_page = AboutPage(about, open_folder)
+        self._build()
+        self.on_palette_changed(theme.palette)
+        self._connect_signals()
+        self.show_section(SettingsSection.ACCOUNT)
+
+    def _build(self) -> None:
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self.section_list = QListWidget(self)
+        self.section_list.setObjectName("sectionList")
+        self.section_list.setAccessibleName("Sections")
+        self.section_list.setFixedWidth(212)
+        self.section_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.pages = QStackedWidget(self)
+        layout.addWidget(self.section_list)
+        layout.addWidget(self.pages, 1)
+        for page in self.all_pages:
+            self.section_list.addItem(QListWidgetItem(page.title))
+            self.pages.addWidget(page)
+
+    def _connect_signals(self) -> None:
+        self._theme.palette_changed.connect(self.on_palette_changed)
+        self.section_list.currentRowChanged.connect(self.pages.setCurrentIndex)
+        self.account_page.key_changed.connect(self.on_key_changed)
+        if self._bridge is not None:
+            self._bridge.input_level.connect(self.devices_page.mic_meter.set_dbfs)
+            self._bridge.tools_changed.connect(self.tools_page.on_tools_changed)
+        close = QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self)
+        close.activated.connect(self.close)
+        escape = QShortcut(QKeySequence("Esc"), self)
+        escape.activated.connect(self.close)
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def all_pages(self) -> tuple[SettingsPage, ...]:
+        """The pages, in the order the section list shows them."""
+        return (
+            self.account_page,
+            self.voice_page,
+            self.talking_page,
+            self.devices_page,
+            self.tools_page,
+            self.privacy_page,
+            self.appearance_page,
+            self.about_page,
+        )
+
+    @property
+    def cards(self) -> dict[str, FieldCard]:
+        """Every page's field cards, by setting name (``privacy.<name>`` for privacy)."""
+        return {
+            name: card
+            for page in self.all_pages
+            if isinstance(page, FieldsPage)
+            for name, card in page.cards.items()
+        }
+
+    @property
+    def current_section(self) -> str:
+        """The section shown."""
+        item = self.section_list.currentItem()
+        return item.text() if item is not None else ""
+
+    def show_section(self, section: str = "") -> None:
+        """Show the window at ``section`` (a :class:`SettingsSection` name; "" keeps it)."""
+        titles = [page.title for page in self.all_pages]
+        if section in titles:
+            self.section_list.setCurrentRow(titles.index(section))
+        elif self.section_list.currentRow() < 0:
+            self.section_list.setCurrentRow(0)
+
+    def open_section(self, section: str = "") -> None:
+        """Show the section and bring the window to the front (the main window's slot)."""
+        self.show_section(section)
+        if section == SettingsSection.DEVICES or not self.devices_page.device_names_loaded:
+            self.devices_page.refresh_devices()
+        self.show()
+        self.raise_()
+        self.activateWindow()
+
+    def show_hotkey_status(self, text: str) -> None:
+        """Say under the global hotkey switch whether it works here, and why not ("" hides)."""
+        self.talking_page.show_hotkey_status(text)
+
+    # ------------------------------------------------------------------ slots
+
+    def on_key_changed(self, saved: bool) -> None:
+        """The key was saved (True) or removed (False) on the Account page: tell the app."""
+        self.key_changed.emit(saved)
+        if self._on_key_changed is not None:
+            self._on_key_changed(saved)
+
+    def on_palette_changed(self, palette: Palette) -> None:
+        """The section icons, and the devices page's buttons, in the theme's colours."""
+        assets = self._theme.assets
+        for row in range(self.section_list.count()):
+            item = self.section_list.item(row)
+            item.setIcon(assets.icon(_SECTION_ICONS[item.text()], palette.text_muted, 18))
+        self.devices_page.on_palette_changed(palette)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Closing only hides the settings; they were applied already."""
+        self.account_page.forget_typed_key()
+        event.accept()
