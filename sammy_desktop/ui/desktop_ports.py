@@ -19,7 +19,6 @@ from PySide6.QtCore import QObject, QProcess, Signal
 from PySide6.QtGui import QClipboard, QGuiApplication
 
 from sammy_desktop.config import Settings
-from sammy_desktop.tools.desktop.ports import Earcon
 
 __all__ = ["QtApplicationLauncher", "QtClipboard", "QtDesktopNotifier"]
 
@@ -81,14 +80,20 @@ class QtDesktopNotifier(QObject):
         _log.info("notification: %s", title)
         self.notification.emit(title, body)
 
-    def play_earcon(self, earcon: Earcon) -> None:
-        """Play ``earcon`` unless sounds are off."""
+    def play_earcon(self, earcon: str) -> None:
+        """Play ``earcon`` (a sound's name) unless sounds are off.
+
+        The pack names its earcons with a string enum (``Earcon.TIMER_DONE`` is
+        ``"timer_done"``), the name of a file in ``resources/sounds``; taking the plain
+        name keeps the UI free of the pack's modules other than its events.
+        """
         if self._play_sound is None or not self._settings().earcons:
             return
+        name = str(earcon)
         try:
-            self._play_sound(earcon.value)
+            self._play_sound(name)
         except Exception:  # noqa: BLE001 - a sound must never break a tool
-            _log.exception("could not play the earcon %s", earcon.value)
+            _log.exception("could not play the earcon %s", name)
 
 
 class QtApplicationLauncher:
