@@ -1,14 +1,29 @@
 """A local Gemini Live-compatible server: the offline demo backend and the test double.
 
 It speaks the real Live wire protocol over TLS on loopback, so the stock google-genai client
-talks to it unmodified (see ``shared/LIVE_PROTOCOL.md``). A :class:`Scenario` scripts the
+talks to it unmodified (see ``docs/live-service.md``). A :class:`Scenario` scripts the
 simulated model; a :class:`Recorder` keeps everything the client sent; test controls on
 :class:`LiveSimulator` inject goAway, dropped connections, stalls and any action at any time.
-:func:`demo_scenario` is the honest "Offline demo" the app offers without an API key.
+A :class:`ServiceProfile` says how strictly the real service is imitated (``"service"``, one
+model family, or ``"lenient"``). :func:`demo_scenario` is the honest "Offline demo" the app
+offers without an API key.
 """
 
+from sammy_desktop.sim.clock import Clock, RealClock, VirtualClock
 from sammy_desktop.sim.demo import demo_scenario
 from sammy_desktop.sim.pcm import VadSettings
+from sammy_desktop.sim.profiles import (
+    BAD_KEY_REASON,
+    DEFAULT_PROFILE,
+    INVALID_ARGUMENT_REASON,
+    NOT_SUPPORTED_REASON,
+    PROFILES,
+    QUOTA_REASON,
+    SERVICE,
+    ServiceProfile,
+    SetupRule,
+    not_found_reason,
+)
 from sammy_desktop.sim.recorder import Received, RecordedEvent, Recorder
 from sammy_desktop.sim.scenario import (
     Action,
@@ -54,12 +69,20 @@ from sammy_desktop.sim.session import ConnectionLimits, SessionState
 from sammy_desktop.sim.wire import MAX_FRAME_BYTES, CloseCode
 
 __all__ = [
+    "BAD_KEY_REASON",
+    "DEFAULT_PROFILE",
+    "INVALID_ARGUMENT_REASON",
     "INVALID_HANDLE_REASON",
     "INVALID_KEY_REASON",
     "MAX_FRAME_BYTES",
+    "NOT_SUPPORTED_REASON",
+    "PROFILES",
+    "QUOTA_REASON",
+    "SERVICE",
     "Action",
     "CallTools",
     "CancelToolCalls",
+    "Clock",
     "Close",
     "CloseCode",
     "ConnectionLimits",
@@ -83,6 +106,7 @@ __all__ = [
     "OutputTranscription",
     "PcmAudio",
     "RawMessage",
+    "RealClock",
     "Received",
     "RecordedEvent",
     "Recorder",
@@ -90,7 +114,9 @@ __all__ = [
     "ResumptionUpdate",
     "Scenario",
     "ScenarioError",
+    "ServiceProfile",
     "SessionState",
+    "SetupRule",
     "SignalKind",
     "Stall",
     "Tone",
@@ -101,6 +127,8 @@ __all__ = [
     "TurnContext",
     "Usage",
     "VadSettings",
+    "VirtualClock",
     "WavAudio",
     "demo_scenario",
+    "not_found_reason",
 ]

@@ -36,6 +36,8 @@ class Received(StrEnum):
     TOOL_RESPONSE = "tool_response"
     CONTEXT_UPDATE = "context_update"
     REFUSED = "refused"  # the simulator closed the connection because of the client
+    IGNORED = "ignored"  # input the service would not act on (the data says why)
+    HTTP = "http"  # a plain HTTPS request, such as the models list
     DISCONNECT = "disconnect"
 
 
@@ -47,7 +49,8 @@ class RecordedEvent:
         kind: A :class:`Received` value, or ``"sent.<key>"`` for outbound frames.
         connection_id: 1 for the first websocket connection, 2 for the next, ...
         session_id: The Live session (shared by resumed connections); empty before setup.
-        monotonic_time: ``time.monotonic()`` at arrival.
+        monotonic_time: The simulator clock's time at arrival (``time.monotonic()`` unless
+            the simulator runs on a virtual clock).
         data: For inbound events the message body (for audio: mime type and byte count,
             the bytes are in ``audio``); for ``sent.<key>`` events the whole frame as sent,
             ``{"<key>": {...}}``, with audio data replaced by its base64 length.
@@ -79,11 +82,17 @@ class _Waiter:
 
 
 class Recorder:
-    """Keeps every :class:`RecordedEvent` in arrival order; all methods run on the loop."""
+    """Keeps every :class:`RecordedEvent` in arrival order; all methods run on the loop.
 
-    def __init__(self) -> None:
+    Args:
+        clock: Stamps ``monotonic_time`` (``time.monotonic`` by default; the simulator passes
+            its clock, so a virtual clock's times are recorded).
+    """
+
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
         self._events: list[RecordedEvent] = []
         self._waiters: list[_Waiter] = []
+        self._clock = clock or time.monotonic
 
     def record(
         self,
@@ -99,7 +108,7 @@ class Recorder:
             kind=str(kind),
             connection_id=connection_id,
             session_id=session_id,
-            monotonic_time=time.monotonic(),
+            monotonic_time=self._clock(),
             data=data or {},
             audio=audio,
         )

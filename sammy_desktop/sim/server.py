@@ -8,27 +8,48 @@
             ...
         await sim.recorder.wait_for(Received.ACTIVITY_END)
 
-It checks what the service checks (the path by its suffix, for any api version; the API key
-in ``x-goog-api-key``, or ``Authorization: Token`` for ephemeral tokens), refuses what the
+It checks what the service checks (the path by its suffix; the API key in
+``x-goog-api-key``, or ``Authorization: Token`` for ephemeral tokens), refuses what the
 service refuses with the same close codes, and hands every accepted connection to a
 :class:`~sammy_desktop.sim.session.SimulatedConnection` that plays the scenario.
+
+How strict it is comes from its service profiles (``sammy_desktop.sim.profiles``): a strict
+profile refuses the API version ``v1``, unknown and retired models and the setup fields its
+model family refuses, with the service's close codes and wording (docs/live-service.md C1,
+C5, C6, M1-M3). The same port also answers ``GET /v1beta/models`` (and ``/v1/models``), the
+request behind ``client.aio.models.list()`` (C6).
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
+import re
 import secrets
-import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
 
 from google.genai import types as genai_types
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Response
 
+from sammy_desktop.sim.clock import Clock, RealClock
+from sammy_desktop.sim.profiles import (
+    BAD_KEY_REASON,
+    INVALID_ARGUMENT_REASON,
+    NOT_SUPPORTED_REASON,
+    Pacing,
+    ProfileSet,
+    ServiceProfile,
+    not_found_reason,
+    resolve_profiles,
+    text_modality_reason,
+)
 from sammy_desktop.sim.recorder import Received, Recorder
 from sammy_desktop.sim.scenario import Action, GoAway, Scenario
 from sammy_desktop.sim.session import (
@@ -38,7 +59,7 @@ from sammy_desktop.sim.session import (
     close_websocket,
 )
 from sammy_desktop.sim.tls import ThrowawayCertificateAuthority
-from sammy_desktop.sim.wire import CloseCode, ProtocolError, parse_setup_frame
+from sammy_desktop.sim.wire import CloseCode, ProtocolError, Setup, parse_setup_frame
 
 if TYPE_CHECKING:
     import ssl
@@ -56,13 +77,18 @@ __all__ = [
 
 _log = logging.getLogger(__name__)
 
-INVALID_KEY_REASON = "API key not valid. Please pass a valid API key."
+INVALID_KEY_REASON = BAD_KEY_REASON
 INVALID_HANDLE_REASON = "Request contains an invalid argument. (session resumption handle)"
 _PATH_PREFIX = "/ws/google.ai.generativelanguage."
 _PATH_SUFFIXES = (
     ".GenerativeService.BidiGenerateContent",
     ".GenerativeService.BidiGenerateContentConstrained",
 )
+_VERSION_IN_PATH = re.compile(r"\.generativelanguage\.([^./]+)\.GenerativeService\.")
+_MODELS_PATH = re.compile(r"^/+(v1|v1beta|v1alpha)/+models(?:/+([^/?]+))?/*$")
+_DEFAULT_PAGE_SIZE = 50
+# Close reasons are cut to the 123 bytes a close frame can carry.
+_MAX_REASON_BYTES = 123
 _SETUP_TIMEOUT_S = 30.0
 _STOP_TIMEOUT_S = 5.0
 # The client caps incoming frames at 1 MiB; we accept bigger client frames than that
@@ -83,6 +109,18 @@ class LiveSimulator:
         handle_ttl_s: How long a resumption handle stays valid (the service: 2 hours).
         limits: Connection lifetime: goAway, then a close, as the service does after about
             10 minutes. Off by default.
+        profile: How strictly the service is imitated: a profile name (``"service"`` for
+            every model family, ``"gemini-3.8-live"``, ``"gemini-3.1-flash-live"``,
+            ``"gemini-2.5-flash-native-audio"``, ``"lenient"``), a
+            :class:`~sammy_desktop.sim.profiles.ServiceProfile`, several, or None for
+            :data:`~sammy_desktop.sim.profiles.DEFAULT_PROFILE` (lenient for now;
+            ``SAMMY_SIM_PROFILE`` overrides it).
+        lenient: Shorthand for ``profile="lenient"``: today's behaviour for any client.
+        pacing: Answer audio pacing: ``"burst"`` (the service: faster than real time),
+            ``"realtime"`` or ``"fast"``. None: ``"realtime"`` when ``realtime`` is set,
+            else the profile's (burst for strict profiles, as fast as possible lenient).
+        clock: The clock for pacing, playback waits and delays (a
+            :class:`~sammy_desktop.sim.clock.VirtualClock` in exact timing tests).
     """
 
     def __init__(
@@ -95,6 +133,10 @@ class LiveSimulator:
         realtime: bool = False,
         handle_ttl_s: float = 2 * 60 * 60,
         limits: ConnectionLimits | None = None,
+        profile: str | ServiceProfile | Iterable[ServiceProfile] | None = None,
+        lenient: bool = False,
+        pacing: Pacing | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self._scenario = scenario or Scenario()
         self._api_keys = frozenset(api_keys) if api_keys is not None else None
@@ -103,7 +145,10 @@ class LiveSimulator:
         self._realtime = realtime
         self._handle_ttl_s = handle_ttl_s
         self._limits = limits
-        self.recorder = Recorder()
+        self.profiles: ProfileSet = resolve_profiles("lenient" if lenient else profile)
+        self._pacing = pacing
+        self.clock: Clock = clock or RealClock()
+        self.recorder = Recorder(self.clock.monotonic)
         self._authority: ThrowawayCertificateAuthority | None = None
         self._client_context: ssl.SSLContext | None = None
         self._server: Server | None = None
@@ -149,7 +194,10 @@ class LiveSimulator:
         )
         self._port = self._server.sockets[0].getsockname()[1] if self._server.sockets else 0
         _log.info(
-            "Live simulator listening on %s (scenario %r)", self.base_url, self._scenario.name
+            "Live simulator listening on %s (scenario %r, profile %s)",
+            self.base_url,
+            self._scenario.name,
+            self.profiles.name,
         )
 
     async def stop(self) -> None:
@@ -200,10 +248,13 @@ class LiveSimulator:
         Args:
             api_version: e.g. ``"v1beta"``; None keeps the SDK's default.
         """
+        # "ssl" is the websocket's (and aiohttp's) argument, "verify" httpx's (REST calls
+        # such as models.list); the sync client takes only "verify".
         return genai_types.HttpOptions(
             base_url=self.base_url,
             api_version=api_version,
-            async_client_args={"ssl": self.ssl_context},
+            client_args={"verify": self.ssl_context},
+            async_client_args={"ssl": self.ssl_context, "verify": self.ssl_context},
         )
 
     # ------------------------------------------------------------ state for tests
@@ -286,6 +337,8 @@ class LiveSimulator:
         path = request.path.split("?", 1)[0]
         if _PATH_PREFIX in path and path.endswith(_PATH_SUFFIXES):
             return None
+        if _MODELS_PATH.match(path):
+            return self._serve_models(request)
         self.recorder.record(
             Received.REFUSED,
             connection_id=0,
@@ -308,7 +361,7 @@ class LiveSimulator:
     def issue_handle(self, state: SessionState) -> str:
         """Give out a new resumption handle for ``state``."""
         handle = secrets.token_urlsafe(24)
-        self._handles[handle] = (state, time.monotonic())
+        self._handles[handle] = (state, _now())
         return handle
 
     def _resolve_handle(self, handle: str) -> SessionState | None:
@@ -316,7 +369,7 @@ class LiveSimulator:
         if entry is None:
             return None
         state, issued = entry
-        if time.monotonic() - issued > self._handle_ttl_s:
+        if _now() - issued > self._handle_ttl_s:
             del self._handles[handle]
             return None
         return state
@@ -324,6 +377,7 @@ class LiveSimulator:
     async def _refuse(
         self, websocket: ServerConnection, connection_id: int, code: int, reason: str
     ) -> None:
+        reason = _truncate(reason)
         _log.info("Live simulator refused connection %d: %d %s", connection_id, code, reason)
         self.recorder.record(
             Received.REFUSED, connection_id=connection_id, data={"code": code, "reason": reason}
@@ -358,8 +412,26 @@ class LiveSimulator:
             await self._refuse(websocket, connection_id, CloseCode.INVALID_ARGUMENT, str(error))
             return
         key = self._key_from(websocket)
-        if not key or (self._api_keys is not None and key not in self._api_keys):
-            await self._refuse(websocket, connection_id, CloseCode.POLICY, INVALID_KEY_REASON)
+        if not self._key_is_valid(key):
+            # C5: a bad key is 1007 on the service (the lenient profile keeps 1008).
+            code = self.profiles.profiles[0].bad_key_code
+            await self._refuse(websocket, connection_id, code, INVALID_KEY_REASON)
+            return
+        path = websocket.request.path if websocket.request is not None else ""
+        refusal = self._setup_refusal(setup, path)
+        if isinstance(refusal, tuple):
+            await self._refuse(websocket, connection_id, *refusal)
+            return
+        profile = refusal
+        if any(rule.matches(setup.raw) for rule in profile.unanswered_setup_fields):
+            # M3: on 3.1 "the server never sends setupComplete" for these fields.
+            self.recorder.record(Received.SETUP, connection_id=connection_id, data=dict(setup.raw))
+            self.recorder.record(
+                Received.IGNORED,
+                connection_id=connection_id,
+                data={"what": "setup", "why": "a field this model family never answers"},
+            )
+            await websocket.wait_closed()
             return
         if setup.resumption_handle is not None:
             resumed = self._resolve_handle(setup.resumption_handle)
@@ -373,6 +445,8 @@ class LiveSimulator:
             state = SessionState(f"sim-session-{next(self._session_ids)}", self._scenario)
             self._sessions.append(state)
         state.function_names = setup.function_names
+        state.declarations = setup.declarations
+        state.profile = profile.name
         setup_data: dict[str, Any] = dict(setup.raw)
         self.recorder.record(
             Received.SETUP,
@@ -390,6 +464,147 @@ class LiveSimulator:
             running=self._running,
             realtime=self._realtime,
             limits=self._limits,
+            profile=profile,
+            clock=self.clock,
+            pacing=self._pacing,
         )
         self._connections[connection_id] = connection
         await connection.run()
+
+    def _key_is_valid(self, key: str) -> bool:
+        return bool(key) and (self._api_keys is None or key in self._api_keys)
+
+    def _setup_refusal(self, setup: Setup, path: str) -> ServiceProfile | tuple[int, str]:
+        """The profile serving this setup, or the (code, reason) the service closes with."""
+        match = _VERSION_IN_PATH.search(path)
+        version = match.group(1) if match else ""
+        profile = self.profiles.for_model(setup.model)
+        if profile is None:
+            # C6: an unknown or retired model is "not found".
+            return CloseCode.POLICY, not_found_reason(setup.model, version)
+        if not profile.serves_version(version):
+            # C1: the Live websocket is served on v1beta (and v1alpha), not v1.
+            return CloseCode.POLICY, not_found_reason(setup.model, version)
+        if any(rule.matches(setup.raw) for rule in profile.refused_setup_fields):
+            return CloseCode.INVALID_ARGUMENT, INVALID_ARGUMENT_REASON  # M3
+        if profile.audio_only and "TEXT" in setup.response_modalities:
+            # M1: "The requested combination of response modalities (TEXT) is not supported".
+            return CloseCode.INVALID_ARGUMENT, text_modality_reason(setup.response_modalities)
+        if profile.code_execution == "refused" and setup.code_execution:
+            return CloseCode.POLICY, NOT_SUPPORTED_REASON  # R11: no Live model runs code
+        if profile.refuse_additional_properties and any(
+            declaration.additional_properties for declaration in setup.declarations
+        ):
+            # T2: additionalProperties inside `parameters` is refused with 1007 on 3.x.
+            return CloseCode.INVALID_ARGUMENT, INVALID_ARGUMENT_REASON
+        return profile
+
+    # ------------------------------------------------------------ the models list (C6)
+
+    def _serve_models(self, request: Request) -> Response:
+        """``GET /{version}/models[/{id}]``, as the REST API answers ``models.list``."""
+        parts = urlsplit(request.path)
+        match = _MODELS_PATH.match(parts.path)
+        assert match is not None  # checked by the caller
+        version, model_id = match.group(1), match.group(2)
+        self.recorder.record(Received.HTTP, connection_id=0, data={"path": request.path})
+        key = str(request.headers.get("x-goog-api-key") or "")
+        if not key:
+            return _json_response(
+                403,
+                _error(
+                    403,
+                    "Method doesn't allow unregistered callers (callers without established "
+                    "identity). Please use API Key or other form of API consumer identity to "
+                    "call this API.",
+                    "PERMISSION_DENIED",
+                ),
+            )
+        if not self._key_is_valid(key):
+            body = _error(400, BAD_KEY_REASON, "INVALID_ARGUMENT")
+            body["error"]["details"] = [
+                {
+                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                    "reason": "API_KEY_INVALID",
+                    "domain": "googleapis.com",
+                    "metadata": {"service": "generativelanguage.googleapis.com"},
+                }
+            ]
+            return _json_response(400, body)
+        entries = [_model_entry(name, profile) for name, profile in self.profiles.listed()]
+        entries.append(_NON_LIVE_MODEL)
+        if model_id is not None:
+            wanted = f"models/{model_id}"
+            for entry in entries:
+                if entry["name"] == wanted:
+                    return _json_response(200, entry)
+            message = f"{wanted} is not found for API version {version}, or is not supported"
+            return _json_response(404, _error(404, message, "NOT_FOUND"))
+        query = parse_qs(parts.query)
+        size = _int(query.get("pageSize", [""])[0]) or _DEFAULT_PAGE_SIZE
+        start = _int(query.get("pageToken", [""])[0])
+        page: dict[str, Any] = {"models": entries[start : start + size]}
+        if start + size < len(entries):
+            page["nextPageToken"] = str(start + size)
+        return _json_response(200, page)
+
+
+def _now() -> float:
+    return asyncio.get_running_loop().time()
+
+
+def _truncate(reason: str) -> str:
+    return reason.encode("utf-8")[:_MAX_REASON_BYTES].decode("utf-8", errors="ignore")
+
+
+def _int(text: str) -> int:
+    return int(text) if text.isdigit() else 0
+
+
+def _error(code: int, message: str, status: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "status": status}}
+
+
+def _json_response(status: int, body: Mapping[str, Any]) -> Response:
+    payload = json.dumps(body).encode("utf-8")
+    reasons = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found"}
+    headers = Headers(
+        [
+            ("Content-Type", "application/json; charset=UTF-8"),
+            ("Content-Length", str(len(payload))),
+            ("Connection", "close"),
+        ]
+    )
+    return Response(status, reasons.get(status, ""), headers, payload)
+
+
+def _model_entry(model_id: str, profile: ServiceProfile) -> dict[str, Any]:
+    """One models.list entry; the SDK reads supportedGenerationMethods as supported_actions."""
+    return {
+        "name": f"models/{model_id}",
+        "version": profile.version,
+        "displayName": profile.display_name,
+        "description": profile.description,
+        "inputTokenLimit": profile.input_token_limit,
+        "outputTokenLimit": profile.output_token_limit,
+        "supportedGenerationMethods": ["bidiGenerateContent"],
+        "thinking": True,
+    }
+
+
+# A model a key can use that is not a Live model, so a client's filter has work to do.
+_NON_LIVE_MODEL: dict[str, Any] = {
+    "name": "models/gemini-2.5-flash",
+    "version": "001",
+    "displayName": "Gemini 2.5 Flash",
+    "description": "Not a Live model (simulated entry).",
+    "inputTokenLimit": 1_048_576,
+    "outputTokenLimit": 65_536,
+    "supportedGenerationMethods": [
+        "generateContent",
+        "countTokens",
+        "createCachedContent",
+        "batchGenerateContent",
+    ],
+    "thinking": True,
+}

@@ -5,9 +5,14 @@ position, transcript, pending function calls). :class:`SimulatedConnection` serv
 websocket: a reader loop records and interprets every client frame, and a player task plays
 the turns the scenario fires, one at a time.
 
-Barge-in follows the service: while model audio is streaming, an ``activityStart`` (or, with
+Barge-in follows the service: while the model speaks, an ``activityStart`` (or, with
 automatic activity detection on, a chunk of audio louder than the VAD threshold) cancels the
-playing turn, then ``interrupted`` is sent. The rest of that turn is dropped.
+playing turn, then ``interrupted`` is sent, then (strict profiles) ``turnComplete`` for the
+interrupted turn. The rest of that turn is dropped.
+
+How strictly the rest of the service is imitated is the connection's
+:class:`~sammy_desktop.sim.profiles.ServiceProfile`; each strict behaviour names its entry of
+docs/live-service.md in a comment.
 """
 
 from __future__ import annotations
@@ -20,12 +25,13 @@ import logging
 import re
 from collections import deque
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from websockets.exceptions import ConnectionClosed
 
+from sammy_desktop.sim.clock import Clock, RealClock
 from sammy_desktop.sim.pcm import (
     EnergyVad,
     chunk_pcm,
@@ -34,6 +40,14 @@ from sammy_desktop.sim.pcm import (
     resample_pcm16,
     tone_pcm,
     trim_silence,
+)
+from sammy_desktop.sim.profiles import (
+    INVALID_ARGUMENT_REASON,
+    LENIENT,
+    NOT_SUPPORTED_REASON,
+    Pacing,
+    ServiceProfile,
+    usage_estimate,
 )
 from sammy_desktop.sim.recorder import Received, Recorder
 from sammy_desktop.sim.scenario import (
@@ -75,6 +89,7 @@ from sammy_desktop.sim.wire import (
     ClientMessage,
     CloseCode,
     ContextUpdate,
+    FunctionDeclarationInfo,
     ProtocolError,
     RealtimeAudio,
     RealtimeText,
@@ -178,15 +193,21 @@ class SessionState:
     Args:
         session_id: Sent in setupComplete; shared by every connection of the session.
         scenario: The script this session plays.
+
+    Attributes:
+        profile: Name of the service profile that serves the session's model.
     """
 
     def __init__(self, session_id: str, scenario: Scenario) -> None:
         self.session_id = session_id
         self.scenario = scenario
+        self.profile = "lenient"
         self.position = 0
         self.transcript: list[TranscriptEntry] = []
         self.function_names: tuple[str, ...] = ()
+        self.declarations: tuple[FunctionDeclarationInfo, ...] = ()
         self.pending_calls: dict[str, str] = {}
+        self.pending_behaviors: dict[str, str] = {}
         self.next_call_number = 1
         self.client_messages = 0
         self.client_content_text: list[str] = []
@@ -196,6 +217,57 @@ class SessionState:
         call_id = f"fc-{self.next_call_number}"
         self.next_call_number += 1
         return call_id
+
+    def declaration(self, name: str) -> FunctionDeclarationInfo | None:
+        """The declaration of function ``name`` (setup, then context updates)."""
+        return next((d for d in self.declarations if d.name == name), None)
+
+    def blocking_calls(self) -> list[str]:
+        """Ids of unanswered calls that block the conversation (docs/live-service.md T4)."""
+        return [
+            call_id
+            for call_id in self.pending_calls
+            if self.pending_behaviors.get(call_id, "BLOCKING") != "NON_BLOCKING"
+        ]
+
+    def forget_calls(self, ids: Sequence[str]) -> None:
+        """Drop calls that were answered or cancelled."""
+        for call_id in ids:
+            self.pending_calls.pop(call_id, None)
+            self.pending_behaviors.pop(call_id, None)
+
+
+@dataclass(slots=True)
+class _TurnOutput:
+    """What the current turn has sent so far, for the strict profiles' ordering rules.
+
+    Attributes:
+        first_audio_at: Clock time of the first answer audio frame (None: none yet).
+        audio_seconds: Answer audio sent so far.
+        model_output: Anything of the model's (audio, text, transcription) was sent.
+        generation_complete: generationComplete was sent for this turn.
+        completed: turnComplete was sent; the turn can no longer be interrupted.
+        usage: usageMetadata held back for the turnComplete frame (R4).
+        late_input: Input transcription pieces held back until the answer audio starts (R2).
+        input_audio_s: Microphone audio that led to this turn.
+        text_chars: Typed text that led to this turn.
+    """
+
+    first_audio_at: float | None = None
+    audio_seconds: float = 0.0
+    model_output: bool = False
+    generation_complete: bool = False
+    completed: bool = False
+    usage: dict[str, Any] | None = None
+    late_input: deque[str] = field(default_factory=deque)
+    input_audio_s: float = 0.0
+    text_chars: int = 0
+
+    def playback_end(self) -> float | None:
+        """When the client finishes playing the answer, if it started playing at once."""
+        if self.first_audio_at is None:
+            return None
+        return self.first_audio_at + self.audio_seconds
 
 
 class SimulatedConnection:
@@ -209,8 +281,12 @@ class SimulatedConnection:
         recorder: Where every frame is recorded.
         issue_handle: Gives out a resumption handle for a session.
         running: Set while the simulator is not stalled; every outbound frame waits for it.
-        realtime: Default pacing of model audio.
+        realtime: Default pacing of model audio (True: real time) when ``pacing`` is None.
         limits: Connection lifetime (goAway, then close), off by default.
+        profile: How strictly the service is imitated (the lenient profile by default).
+        clock: Pacing, playback waits and delays use it.
+        pacing: ``"burst"``, ``"realtime"`` or ``"fast"``; None derives it from ``realtime``
+            and the profile.
     """
 
     def __init__(
@@ -225,6 +301,9 @@ class SimulatedConnection:
         running: asyncio.Event,
         realtime: bool,
         limits: ConnectionLimits | None = None,
+        profile: ServiceProfile | None = None,
+        clock: Clock | None = None,
+        pacing: Pacing | None = None,
     ) -> None:
         self._ws = websocket
         self.connection_id = connection_id
@@ -235,6 +314,11 @@ class SimulatedConnection:
         self._simulator_running = running
         self._realtime = realtime
         self._limits = limits or ConnectionLimits()
+        self.profile = profile or LENIENT
+        self._clock: Clock = clock or RealClock()
+        self.pacing: Pacing = pacing or (
+            "realtime" if realtime else (self.profile.audio_pacing or "fast")
+        )
         self._connection_running = asyncio.Event()
         self._connection_running.set()
         self._stalled = False
@@ -244,9 +328,11 @@ class SimulatedConnection:
         self._turn_task: asyncio.Task[None] | None = None
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._audio_streaming = False
+        self._turn = _TurnOutput()
         self._vad = EnergyVad(state.scenario.vad)
         self._user_audio = bytearray()
         self._user_audio_rate = INPUT_RATE
+        self._closing = False
 
     # ------------------------------------------------------------ lifecycle
 
@@ -295,8 +381,14 @@ class SimulatedConnection:
         """True after a :class:`Stall` action: this connection never answers again."""
         return self._stalled
 
+    @property
+    def closing(self) -> bool:
+        """True once the simulator decided to close this connection."""
+        return self._closing
+
     async def close(self, code: int | None, reason: str = "") -> None:
         """Close with ``code``; None or 1006 drops the TCP link with no close frame."""
+        self._closing = True
         await close_websocket(self._ws, code, reason)
 
     async def perform_now(self, action: Action) -> None:
@@ -333,25 +425,40 @@ class SimulatedConnection:
         await asyncio.sleep(notice)
         await self.close(self._limits.close_code, self._limits.close_reason)
 
+    async def _refuse(self, code: int, reason: str) -> None:
+        """Close because of something the client sent, as the service does."""
+        _log.info("connection %d: closing %d %s", self.connection_id, code, reason)
+        self._record(Received.REFUSED, {"code": int(code), "reason": reason})
+        await self.close(code, reason)
+
+    def _ignore(self, what: str, why: str) -> None:
+        """Record input the service takes but does not act on."""
+        self._record(Received.IGNORED, {"what": what, "why": why})
+
     # ------------------------------------------------------------ input
 
     async def _handle_frame(self, frame: str | bytes) -> None:
         self.state.client_messages += 1
+        if self._closing:
+            return
         try:
             messages = parse_client_frame(frame)
         except ProtocolError as error:
             reason = str(error)
             _log.warning("connection %d: refusing frame: %s", self.connection_id, reason)
-            self._record(
-                Received.REFUSED, {"code": int(CloseCode.INVALID_ARGUMENT), "reason": reason}
-            )
-            await self.close(CloseCode.INVALID_ARGUMENT, reason)
+            await self._refuse(CloseCode.INVALID_ARGUMENT, reason)
             return
         for message in messages:
+            if self.closing:
+                return
             await self._handle_message(message)
 
     async def _handle_message(self, message: ClientMessage) -> None:
         state = self.state
+        profile = self.profile
+        aad = self.setup.automatic_activity_detection
+        if isinstance(message, _REALTIME_INPUT) and await self._gate_realtime_input(message):
+            return
         if isinstance(message, RealtimeAudio):
             self._record(
                 Received.AUDIO,
@@ -365,43 +472,96 @@ class SimulatedConnection:
             )
         elif isinstance(message, ActivityStart):
             self._record(Received.ACTIVITY_START)
-            if self._audio_streaming:
+            if profile.activity_signals_need_aad_off and aad:
+                # S3: activity signals are for clients that turned detection off.
+                self._ignore("activity_start", "automatic activity detection is on")
+                return
+            if self._can_barge_in():
                 await self._barge_in()
             self._user_audio.clear()
             self._vad.reset()
         elif isinstance(message, ActivityEnd):
             self._record(Received.ACTIVITY_END)
+            if profile.activity_signals_need_aad_off and aad:
+                self._ignore("activity_end", "automatic activity detection is on")
+                return
             self._fire(InputSignal(SignalKind.ACTIVITY_END))
         elif isinstance(message, AudioStreamEnd):
             self._record(Received.AUDIO_STREAM_END)
-            if self.setup.automatic_activity_detection and self._vad.end_of_stream():
+            if profile.activity_signals_need_aad_off and not aad:
+                # S3: audioStreamEnd is for clients whose detection is on.
+                self._ignore("audio_stream_end", "automatic activity detection is off")
+                return
+            if aad and self._vad.end_of_stream():
                 self._fire(InputSignal(SignalKind.SPEECH_END))
             self._fire(InputSignal(SignalKind.AUDIO_STREAM_END))
         elif isinstance(message, RealtimeText):
             self._record(Received.TEXT, {"text": message.text})
+            if profile.realtime_text_needs_aad and not aad:
+                # S2: "If disabled, the client must send activity signals."
+                self._ignore("text", "automatic activity detection is off")
+                return
             state.transcript.append(TranscriptEntry("user", message.text))
             self._fire(InputSignal(SignalKind.TEXT, text=message.text))
         elif isinstance(message, ClientContent):
-            self._record(
-                Received.CLIENT_CONTENT,
-                {
-                    "turns": list(message.turns),
-                    "turn_complete": message.turn_complete,
-                    "text": message.text,
-                },
-            )
-            state.client_content_text.append(message.text)
-            if message.turn_complete:
-                text = "".join(state.client_content_text)
-                state.client_content_text.clear()
-                state.transcript.append(TranscriptEntry("user", text))
-                self._fire(InputSignal(SignalKind.TEXT, text=text))
+            self._on_client_content(message)
         elif isinstance(message, ToolResponse):
             self._on_tool_response(message)
         elif isinstance(message, ContextUpdate):
-            self._record(Received.CONTEXT_UPDATE, dict(message.raw))
-            if message.function_names is not None:
-                state.function_names = message.function_names
+            await self._on_context_update(message)
+
+    async def _gate_realtime_input(self, message: ClientMessage) -> bool:
+        """Apply T7 (realtime input while a blocking call is pending); True: stop here."""
+        mode = self.profile.realtime_input_during_tool_call
+        blocking = self.state.blocking_calls()
+        if mode == "accepted" or not blocking:
+            return False
+        if mode == "close_1008":
+            # T7: "rejects all sendRealtimeInput calls ... responds with error 1008".
+            await self._refuse(CloseCode.POLICY, NOT_SUPPORTED_REASON)
+            return True
+        # "cancel": new input cancels the blocking call (Vertex, Gemini 3.8 Live).
+        is_new_input = isinstance(message, ActivityStart | RealtimeText) or (
+            isinstance(message, RealtimeAudio)
+            and self.setup.automatic_activity_detection
+            and pcm_rms(message.pcm) >= self.state.scenario.vad.threshold_rms
+        )
+        if is_new_input:
+            self.state.forget_calls(blocking)
+            await self._send({"toolCallCancellation": {"ids": blocking}})
+        return False
+
+    def _on_client_content(self, message: ClientContent) -> None:
+        state = self.state
+        self._record(
+            Received.CLIENT_CONTENT,
+            {
+                "turns": list(message.turns),
+                "turn_complete": message.turn_complete,
+                "text": message.text,
+            },
+        )
+        state.client_content_text.append(message.text)
+        if message.turn_complete:
+            text = "".join(state.client_content_text)
+            state.client_content_text.clear()
+            state.transcript.append(TranscriptEntry("user", text))
+            self._fire(InputSignal(SignalKind.TEXT, text=text))
+
+    async def _on_context_update(self, message: ContextUpdate) -> None:
+        self._record(Received.CONTEXT_UPDATE, dict(message.raw))
+        mode = self.profile.context_update
+        if mode == "refused":
+            # S4: no source shows a model applying it; refuse as an unknown field.
+            await self._refuse(CloseCode.INVALID_ARGUMENT, INVALID_ARGUMENT_REASON)
+            return
+        if mode == "ignored":
+            self._ignore("context_update", "this profile does not apply context updates")
+            return
+        if message.function_names is not None:
+            self.state.function_names = message.function_names
+        if message.declarations is not None:
+            self.state.declarations = message.declarations
 
     async def _on_audio(self, message: RealtimeAudio) -> None:
         if message.sample_rate != self._user_audio_rate:
@@ -414,13 +574,14 @@ class SimulatedConnection:
         if not self.setup.automatic_activity_detection:
             # Push-to-talk: the client decides turns with activityStart/activityEnd.
             return
-        if self._audio_streaming and pcm_rms(message.pcm) >= self.state.scenario.vad.threshold_rms:
+        if self._can_barge_in() and pcm_rms(message.pcm) >= self.state.scenario.vad.threshold_rms:
             await self._barge_in()
         if self._vad.feed(message.pcm, message.sample_rate):
             self._fire(InputSignal(SignalKind.SPEECH_END))
 
     def _on_tool_response(self, message: ToolResponse) -> None:
         state = self.state
+        profile = self.profile
         self._record(
             Received.TOOL_RESPONSE,
             {
@@ -436,12 +597,28 @@ class SimulatedConnection:
                 ]
             },
         )
+        silent = True
         for response in message.responses:
-            if not response.will_continue:
-                state.pending_calls.pop(response.id, None)
+            behavior = state.pending_behaviors.get(response.id, "BLOCKING")
+            non_blocking = behavior == "NON_BLOCKING"
+            # T4: will_continue and scheduling "Only applicable to NON_BLOCKING function
+            # calls, is ignored otherwise"; the lenient profile takes them as sent.
+            will_continue = bool(response.will_continue) and (non_blocking or not profile.strict)
+            scheduling = (
+                response.scheduling if non_blocking and profile.scheduling_supported else None
+            )
+            if not will_continue:
+                state.forget_calls([response.id])
+            if str(scheduling).upper() != "SILENT" or not profile.strict:
+                silent = False
             state.transcript.append(
                 TranscriptEntry("tool", f"{response.name}: {json.dumps(dict(response.response))}")
             )
+        if silent:
+            # T4: SILENT "Only add the result to the conversation context, do not ...
+            # trigger generation."
+            self._ignore("tool_response", "scheduling SILENT adds it to the context only")
+            return
         self._fire(
             InputSignal(
                 SignalKind.TOOL_RESPONSE,
@@ -511,6 +688,10 @@ class SimulatedConnection:
                 self._fire(InputSignal(SignalKind.TIMER))
 
     async def _play(self, turn: Turn, context: TurnContext) -> None:
+        self._turn = _TurnOutput(
+            input_audio_s=len(context.user_speech) / (2 * context.user_audio_rate),
+            text_chars=len(context.text),
+        )
         task = asyncio.create_task(
             self._perform_all(turn.actions, context),
             name=f"sim-turn-{self.connection_id}-{self.state.position}",
@@ -523,10 +704,25 @@ class SimulatedConnection:
         if task.cancelled():
             return
         error = task.exception()
-        if error is None or isinstance(error, ConnectionClosed):
+        if error is None:
+            await self._flush_late_input()
+            return
+        if isinstance(error, ConnectionClosed):
             return
         _log.error("scenario %r failed: %s", self.state.scenario.name, error, exc_info=error)
         await self.close(CloseCode.INTERNAL, _INTERNAL_ERROR_REASON)
+
+    def _can_barge_in(self) -> bool:
+        """Whether the client's speech now interrupts the model (R1)."""
+        if not self.profile.turn_complete_after_interrupted:
+            return self._audio_streaming  # the lenient simulator: only while audio streams
+        task = self._turn_task
+        return (
+            task is not None
+            and not task.done()
+            and self._turn.first_audio_at is not None
+            and not self._turn.completed
+        )
 
     async def _barge_in(self) -> None:
         task = self._turn_task
@@ -536,9 +732,12 @@ class SimulatedConnection:
         await asyncio.wait({task})
         self._audio_streaming = False
         await self._send(server_content_message(interrupted=True))
+        if self.profile.turn_complete_after_interrupted:
+            # R1: "it will go through interrupted > turn_complete" (no generationComplete).
+            await self._send_turn_complete(TurnComplete(), wait_for_playback=False)
         if self.state.scenario.cancel_tool_calls_on_interrupt and self.state.pending_calls:
             ids = list(self.state.pending_calls)
-            self.state.pending_calls.clear()
+            self.state.forget_calls(ids)
             await self._send({"toolCallCancellation": {"ids": ids}})
 
     # ------------------------------------------------------------ actions
@@ -557,10 +756,12 @@ class SimulatedConnection:
         elif isinstance(action, OutputTranscription):
             self.state.transcript.append(TranscriptEntry("model", action.text))
             if self.setup.output_transcription:
+                self._turn.model_output = True
                 for piece in split_text(action.text, action.pieces):
                     await self._send(server_content_message(outputTranscription={"text": piece}))
         elif isinstance(action, ModelText):
             self.state.transcript.append(TranscriptEntry("model", action.text))
+            self._turn.model_output = True
             for piece in split_text(action.text, action.pieces):
                 await self._send(server_content_message(modelTurn={"parts": [{"text": piece}]}))
         elif isinstance(action, Tone | WavAudio | EchoAudio | PcmAudio):
@@ -569,21 +770,13 @@ class SimulatedConnection:
             await self._call_tools(action)
         elif isinstance(action, CancelToolCalls):
             ids = list(self.state.pending_calls) if action.ids is None else list(action.ids)
-            for call_id in ids:
-                self.state.pending_calls.pop(call_id, None)
+            self.state.forget_calls(ids)
             await self._send({"toolCallCancellation": {"ids": ids}})
         elif isinstance(action, GenerationComplete):
+            self._turn.generation_complete = True
             await self._send(server_content_message(generationComplete=True))
         elif isinstance(action, TurnComplete):
-            await self._send(
-                server_content_message(
-                    turnComplete=True,
-                    turnCompleteReason=action.reason,
-                    waitingForInput=action.waiting_for_input,
-                )
-            )
-            if self.state.scenario.auto_resumption_updates and self.setup.resumption_requested:
-                await self._send_resumption_update(resumable=True)
+            await self._send_turn_complete(action, wait_for_playback=True)
         elif isinstance(action, Interrupted):
             await self._send(server_content_message(interrupted=True))
         elif isinstance(action, ResumptionUpdate):
@@ -594,17 +787,18 @@ class SimulatedConnection:
             total = action.total_tokens
             if total is None:
                 total = action.prompt_tokens + action.response_tokens
-            await self._send(
-                {
-                    "usageMetadata": {
-                        "promptTokenCount": action.prompt_tokens,
-                        "responseTokenCount": action.response_tokens,
-                        "totalTokenCount": total,
-                    }
-                }
-            )
+            usage = {
+                "promptTokenCount": action.prompt_tokens,
+                "responseTokenCount": action.response_tokens,
+                "totalTokenCount": total,
+            }
+            if self.profile.usage_with_turn_complete and not self._turn.completed:
+                # R4: usage rides in the turnComplete frame.
+                self._turn.usage = usage
+            else:
+                await self._send({"usageMetadata": usage})
         elif isinstance(action, Delay):
-            await asyncio.sleep(action.seconds)
+            await self._clock.sleep(action.seconds)
         elif isinstance(action, Stall):
             self._stalled = True
             self._connection_running.clear()
@@ -613,30 +807,108 @@ class SimulatedConnection:
         elif isinstance(action, RawMessage):
             await self._send(dict(action.message))
 
+    async def _send_turn_complete(self, action: TurnComplete, *, wait_for_playback: bool) -> None:
+        profile = self.profile
+        turn = self._turn
+        if profile.turn_complete_after_playback and wait_for_playback:
+            if turn.model_output and not turn.generation_complete:
+                # R5: generationComplete marks the end of generation...
+                turn.generation_complete = True
+                await self._send(server_content_message(generationComplete=True))
+            end = turn.playback_end()
+            if end is not None:
+                # R5: ...and turnComplete waits "for playback to finish".
+                await self._clock.sleep(end - self._clock.monotonic())
+        await self._flush_late_input()
+        message = server_content_message(
+            turnComplete=True,
+            turnCompleteReason=action.reason,
+            waitingForInput=action.waiting_for_input,
+        )
+        if profile.usage_with_turn_complete:
+            usage = turn.usage
+            if usage is None:
+                prompt, response = usage_estimate(
+                    input_audio_s=turn.input_audio_s,
+                    text_chars=turn.text_chars,
+                    output_audio_s=turn.audio_seconds,
+                )
+                usage = {
+                    "promptTokenCount": prompt,
+                    "responseTokenCount": response,
+                    "totalTokenCount": prompt + response,
+                }
+            message["usageMetadata"] = usage
+        turn.completed = True
+        turn.usage = None
+        await self._send(message)
+        if self.state.scenario.auto_resumption_updates and self.setup.resumption_requested:
+            await self._send_resumption_update(resumable=True)
+        # Whatever the scenario does after turnComplete (goAway, a close...) starts afresh.
+        self._turn = _TurnOutput(completed=True)
+
     async def _send_input_transcription(self, action: InputTranscription) -> None:
         self.state.transcript.append(TranscriptEntry("user", action.text))
         if not self.setup.input_transcription:
             return
+        profile = self.profile
         pieces = split_text(action.text, action.pieces)
-        for index, piece in enumerate(pieces):
+        now = pieces
+        if profile.input_transcription_late and self._turn.first_audio_at is None:
+            # R2: pieces keep coming after the answer's audio began.
+            now = pieces[: len(pieces) // 2]
+            self._turn.late_input.extend(pieces[len(pieces) // 2 :])
+        for index, piece in enumerate(now):
             last = index == len(pieces) - 1
             transcription: dict[str, Any] = {"text": piece}
-            if last and action.finished:
+            # R2: the service never sets `finished` on these models.
+            if last and action.finished and profile.input_transcription_finished:
                 transcription["finished"] = True
             await self._send(server_content_message(inputTranscription=transcription))
 
+    async def _send_late_input_piece(self) -> None:
+        if self._turn.late_input:
+            piece = self._turn.late_input.popleft()
+            await self._send(server_content_message(inputTranscription={"text": piece}))
+
+    async def _flush_late_input(self) -> None:
+        while self._turn.late_input:
+            await self._send_late_input_piece()
+
     async def _call_tools(self, action: CallTools) -> None:
+        state = self.state
+        profile = self.profile
         calls = []
         for spec in action.calls:
-            call_id = spec.id or self.state.next_call_id()
-            self.state.pending_calls[call_id] = spec.name
-            self.state.transcript.append(
-                TranscriptEntry("model", f"{spec.name}({json.dumps(dict(spec.args))})")
-            )
-            calls.append({"id": call_id, "name": spec.name, "args": dict(spec.args)})
+            call_id = spec.id or state.next_call_id()
+            declaration = state.declaration(spec.name)
+            args = dict(spec.args)
+            if (
+                profile.json_schema_parameters == "ignored"
+                and declaration is not None
+                and declaration.schema == "parameters_json_schema"
+            ):
+                # T1: the 2.5 models see no arguments declared this way and call with {}.
+                args = {}
+            behavior: str = profile.default_behavior
+            if profile.nonblocking_supported and declaration is not None and declaration.behavior:
+                behavior = declaration.behavior  # T4
+            if not profile.nonblocking_supported:
+                behavior = "BLOCKING"  # T4: 3.1 calls are synchronous whatever is declared
+            state.pending_calls[call_id] = spec.name
+            state.pending_behaviors[call_id] = behavior
+            state.transcript.append(TranscriptEntry("model", f"{spec.name}({json.dumps(args)})"))
+            calls.append({"id": call_id, "name": spec.name, "args": args})
         await self._send({"toolCall": {"functionCalls": calls}})
+        if profile.resumable_only_when_idle and self.setup.resumption_requested:
+            # R9: "not possible to resume ... Example of such case could be model executing
+            # function calls".
+            await self._send_resumption_update(resumable=False)
+        await self._send_late_input_piece()
 
     async def _send_resumption_update(self, *, resumable: bool) -> None:
+        if resumable and self.profile.resumable_only_when_idle and self.state.pending_calls:
+            resumable = False  # R9
         update: dict[str, Any] = {"resumable": resumable}
         if resumable:
             update["newHandle"] = self._issue_handle(self.state)
@@ -662,6 +934,11 @@ class SimulatedConnection:
             return resample_pcm16(source, context.user_audio_rate, OUTPUT_RATE)
         return resample_pcm16(action.pcm, action.sample_rate, OUTPUT_RATE)
 
+    def _pacing_of(self, action: Tone | WavAudio | EchoAudio | PcmAudio) -> Pacing:
+        if action.realtime is None:
+            return self.pacing
+        return "realtime" if action.realtime else "fast"
+
     async def _play_audio(self, action: Tone | WavAudio | EchoAudio | PcmAudio, pcm: bytes) -> None:
         chunk_bytes = min(
             OUTPUT_RATE * 2 * max(1, action.chunk_ms) // 1000, _MAX_AUDIO_BYTES_PER_FRAME
@@ -671,6 +948,7 @@ class SimulatedConnection:
         if action.transcript:
             self.state.transcript.append(TranscriptEntry("model", action.transcript))
             if self.setup.output_transcription:
+                self._turn.model_output = True
                 pieces = split_text(action.transcript, max(1, len(chunks)))
                 for index, piece in enumerate(pieces):
                     transcript_pieces[index * max(1, len(chunks)) // len(pieces)] = piece
@@ -678,20 +956,36 @@ class SimulatedConnection:
             for piece in transcript_pieces.values():
                 await self._send(server_content_message(outputTranscription={"text": piece}))
             return
-        paced = self._realtime if action.realtime is None else action.realtime
-        loop = asyncio.get_running_loop()
-        started = loop.time()
+        pacing = self._pacing_of(action)
+        clock = self._clock
+        started = clock.monotonic()
+        burst_bytes = max(2, OUTPUT_RATE * 2 * self.profile.burst_ms // 1000)
+        in_burst = 0
         seconds_sent = 0.0
+        turn = self._turn
+        turn.model_output = True
         self._audio_streaming = True
         try:
             for index, chunk in enumerate(chunks):
+                if turn.first_audio_at is None:
+                    turn.first_audio_at = clock.monotonic()
                 await self._send(audio_message(chunk, OUTPUT_RATE, transcript_pieces.get(index)))
-                seconds_sent += len(chunk) / (2 * OUTPUT_RATE)
-                if paced:
-                    await asyncio.sleep(max(0.0, started + seconds_sent - loop.time()))
-                else:
-                    # Let the reader see a barge-in between frames.
-                    await asyncio.sleep(0)
+                chunk_seconds = len(chunk) / (2 * OUTPUT_RATE)
+                seconds_sent += chunk_seconds
+                turn.audio_seconds += chunk_seconds
+                # R2: held-back input transcription goes out between the answer's frames.
+                await self._send_late_input_piece()
+                if pacing == "realtime":
+                    await clock.sleep(started + seconds_sent - clock.monotonic())
+                    continue
+                in_burst += len(chunk)
+                if pacing == "burst" and in_burst >= burst_bytes:
+                    # R6: "generated as quickly as possible, and not in real time".
+                    in_burst = 0
+                    due = started + seconds_sent / self.profile.burst_speed
+                    await clock.sleep(due - clock.monotonic())
+                # Let the reader see a barge-in between frames.
+                await asyncio.sleep(0)
         finally:
             self._audio_streaming = False
 
@@ -713,6 +1007,11 @@ class SimulatedConnection:
             await self._ws.send(frame)
         for key, body in message.items():
             self._record(f"sent.{key}", {key: _summarise(body)})
+
+
+_REALTIME_INPUT = (
+    RealtimeAudio | RealtimeVideo | ActivityStart | ActivityEnd | AudioStreamEnd | RealtimeText
+)
 
 
 def _summarise(body: Any) -> Any:

@@ -33,6 +33,7 @@ __all__ = [
     "ClientMessage",
     "CloseCode",
     "ContextUpdate",
+    "FunctionDeclarationInfo",
     "FunctionResponseRecord",
     "ProtocolError",
     "RealtimeAudio",
@@ -69,6 +70,25 @@ class ProtocolError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class FunctionDeclarationInfo:
+    """What the simulator needs to know of one function declaration.
+
+    Attributes:
+        name: The function's name.
+        schema: Which field declares the arguments: ``"parameters"`` (types.Schema),
+            ``"parameters_json_schema"``, or None (no arguments).
+        behavior: ``BLOCKING`` / ``NON_BLOCKING`` as declared, or None.
+        additional_properties: True when ``additionalProperties`` appears anywhere inside
+            ``parameters`` (a key the 3.x models refuse there: docs/live-service.md T2).
+    """
+
+    name: str
+    schema: str | None = None
+    behavior: str | None = None
+    additional_properties: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Setup:
     """The first client frame, with the fields the simulator acts on pulled out.
 
@@ -82,6 +102,9 @@ class Setup:
             (push-to-talk with activityStart/activityEnd).
         input_transcription: True when the client asked for input transcriptions.
         output_transcription: True when the client asked for output transcriptions.
+        declarations: Every function declaration, in order.
+        response_modalities: ``generationConfig.responseModalities`` as sent.
+        code_execution: True when a ``codeExecution`` tool is declared.
     """
 
     raw: Mapping[str, Any]
@@ -92,6 +115,13 @@ class Setup:
     automatic_activity_detection: bool
     input_transcription: bool
     output_transcription: bool
+    declarations: tuple[FunctionDeclarationInfo, ...] = ()
+    response_modalities: tuple[str, ...] = ()
+    code_execution: bool = False
+
+    def declaration(self, name: str) -> FunctionDeclarationInfo | None:
+        """The declaration of function ``name``, if the setup has one."""
+        return next((d for d in self.declarations if d.name == name), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +196,7 @@ class ContextUpdate:
 
     raw: Mapping[str, Any]
     function_names: tuple[str, ...] | None = field(default=None)
+    declarations: tuple[FunctionDeclarationInfo, ...] | None = field(default=None, compare=False)
 
 
 ClientMessage = (
@@ -236,17 +267,49 @@ def _loads(frame: str | bytes) -> Mapping[str, Any]:
     return _object(message, "a client message")
 
 
-def _function_names(tools: Any) -> tuple[str, ...]:
-    names: list[str] = []
-    if not isinstance(tools, Sequence):
+def _declarations(tools: Any) -> tuple[FunctionDeclarationInfo, ...]:
+    found: list[FunctionDeclarationInfo] = []
+    if not isinstance(tools, Sequence) or isinstance(tools, str):
         return ()
     for tool in tools:
         if not isinstance(tool, Mapping):
             continue
         for declaration in _get(tool, "function_declarations") or ():
-            if isinstance(declaration, Mapping) and isinstance(declaration.get("name"), str):
-                names.append(declaration["name"])
-    return tuple(names)
+            if not isinstance(declaration, Mapping) or not isinstance(declaration.get("name"), str):
+                continue
+            schema = None
+            if _has(declaration, "parameters_json_schema"):
+                schema = "parameters_json_schema"
+            elif "parameters" in declaration:
+                schema = "parameters"
+            behavior = _get(declaration, "behavior")
+            found.append(
+                FunctionDeclarationInfo(
+                    name=declaration["name"],
+                    schema=schema,
+                    behavior=str(behavior).upper() if isinstance(behavior, str) else None,
+                    additional_properties=_mentions_key(
+                        declaration.get("parameters"), "additionalProperties"
+                    ),
+                )
+            )
+    return tuple(found)
+
+
+def _mentions_key(node: Any, key: str) -> bool:
+    """Whether ``key`` (or its snake_case spelling) is a key anywhere inside ``node``."""
+    snake = "additional_properties" if key == "additionalProperties" else key
+    if isinstance(node, Mapping):
+        return any(k in (key, snake) or _mentions_key(value, key) for k, value in node.items())
+    if isinstance(node, Sequence) and not isinstance(node, str):
+        return any(_mentions_key(item, key) for item in node)
+    return False
+
+
+def _has_tool(tools: Any, snake_name: str) -> bool:
+    if not isinstance(tools, Sequence) or isinstance(tools, str):
+        return False
+    return any(isinstance(tool, Mapping) and _has(tool, snake_name) for tool in tools)
 
 
 def parse_setup_frame(frame: str | bytes) -> Setup:
@@ -268,15 +331,21 @@ def parse_setup_frame(frame: str | bytes) -> Setup:
     handle = _get(resumption, "handle") if isinstance(resumption, Mapping) else None
     realtime_config = _get(setup, "realtime_input_config") or {}
     detection = _get(realtime_config, "automatic_activity_detection") or {}
+    tools = _get(setup, "tools")
+    modalities = _get(generation, "response_modalities") or ()
+    declarations = _declarations(tools)
     return Setup(
         raw=setup,
         model=model,
-        function_names=_function_names(_get(setup, "tools")),
+        function_names=tuple(d.name for d in declarations),
         resumption_requested=resumption is not None,
         resumption_handle=handle if isinstance(handle, str) and handle else None,
         automatic_activity_detection=not bool(detection.get("disabled")),
         input_transcription=_has(setup, "input_audio_transcription"),
         output_transcription=_has(setup, "output_audio_transcription"),
+        declarations=declarations,
+        response_modalities=tuple(str(m).upper() for m in modalities if isinstance(m, str)),
+        code_execution=_has_tool(tools, "code_execution"),
     )
 
 
@@ -367,12 +436,16 @@ def _parse_tool_response(body: Mapping[str, Any]) -> ToolResponse:
 
 def _parse_context_update(body: Mapping[str, Any]) -> ContextUpdate:
     tools = body.get("tools")
-    names: tuple[str, ...] | None = None
-    if tools is not None:
-        # The SDK wraps the list: {"tools": {"tools": [...]}}; accept a bare list as well.
-        inner = tools.get("tools", []) if isinstance(tools, Mapping) else tools
-        names = _function_names(inner)
-    return ContextUpdate(raw=body, function_names=names)
+    if tools is None:
+        return ContextUpdate(raw=body)
+    # The SDK wraps the list: {"tools": {"tools": [...]}}; accept a bare list as well.
+    inner = tools.get("tools", []) if isinstance(tools, Mapping) else tools
+    declarations = _declarations(inner)
+    return ContextUpdate(
+        raw=body,
+        function_names=tuple(d.name for d in declarations),
+        declarations=declarations,
+    )
 
 
 def parse_client_frame(frame: str | bytes) -> list[ClientMessage]:

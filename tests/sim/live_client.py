@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from google import genai
 from google.genai import live, types
@@ -12,6 +12,14 @@ from google.genai import live, types
 from sammy_desktop.sim import LiveSimulator
 
 MODEL = "gemini-2.5-flash-native-audio-preview-09-2025"
+"""The model of the lenient tests (any id is served there)."""
+
+MODELS = {
+    "gemini-3.8-live": "gemini-3.8-live",
+    "gemini-3.1-flash-live": "gemini-3.1-flash-live-preview",
+    "gemini-2.5-flash-native-audio": "gemini-2.5-flash-native-audio-preview-12-2025",
+}
+"""A model id each strict profile serves."""
 
 
 def full_config(**overrides: object) -> types.LiveConnectConfig:
@@ -41,15 +49,27 @@ async def connect(
     *,
     api_key: str = "test-key",
     api_version: str | None = None,
+    model: str = MODEL,
 ) -> AsyncIterator[live.AsyncSession]:
     """Open a real SDK session to the simulator (connect bounded by a timeout)."""
     client = genai.Client(api_key=api_key, http_options=sim.http_options(api_version))
-    manager = client.aio.live.connect(model=MODEL, config=config or full_config())
+    manager = client.aio.live.connect(model=model, config=config or full_config())
     session = await asyncio.wait_for(manager.__aenter__(), 10)
     try:
         yield session
     finally:
         await manager.__aexit__(None, None, None)
+
+
+def strict(
+    sim: LiveSimulator,
+    profile: str,
+    config: types.LiveConnectConfig | None = None,
+    *,
+    api_key: str = "test-key",
+) -> AbstractAsyncContextManager[live.AsyncSession]:
+    """Connect as a correct client does: v1beta and a model ``profile`` serves."""
+    return connect(sim, config, api_key=api_key, api_version="v1beta", model=MODELS[profile])
 
 
 async def receive_turn(session: live.AsyncSession) -> list[types.LiveServerMessage]:
