@@ -9,7 +9,13 @@ Example::
 Then point a client at it, e.g. the Gemini cookbook's Python starter::
 
     SSL_CERT_FILE=/tmp/sammy-live-sim-x1y2/ca.pem python starter.py
-    # with genai.Client(api_key="local-key", http_options={"base_url": "https://127.0.0.1:8765"})
+    # with genai.Client(api_key="local-key",
+    #     http_options={"base_url": "https://127.0.0.1:8765", "api_version": "v1beta"})
+
+It is as strict as the real service by default (``--profile service``: every model family,
+each with its own rules, see docs/live-service.md); ``--profile gemini-3.8-live`` (or
+``gemini-3.1-flash-live``, ``gemini-2.5-flash-native-audio``) serves one family, and
+``--lenient`` keeps the old simulator for clients that want any model on any API version.
 
 The first two lines of standard output are ``key=value`` pairs so scripts can read them.
 The simulator runs until interrupted (Ctrl+C or SIGTERM).
@@ -27,6 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sammy_desktop.sim.demo import demo_scenario
+from sammy_desktop.sim.profiles import PROFILES, SERVICE, Pacing
 from sammy_desktop.sim.scenario import Scenario, ScenarioError
 from sammy_desktop.sim.server import LiveSimulator
 
@@ -56,12 +63,41 @@ def build_parser() -> argparse.ArgumentParser:
         help="an accepted API key (repeatable); without it any non-empty key is accepted",
     )
     parser.add_argument(
+        "--profile",
+        choices=[SERVICE, *PROFILES],
+        default=SERVICE,
+        help="how strictly the real service is imitated: 'service' (every model family, "
+        "the default), one family, or 'lenient' (any model, any API version)",
+    )
+    parser.add_argument(
+        "--lenient",
+        action="store_true",
+        help="the same as --profile lenient: the simulator before profiles, for any client",
+    )
+    parser.add_argument(
+        "--pacing",
+        choices=["burst", "realtime", "fast"],
+        default=None,
+        help="answer audio: 'burst' (faster than real time, as the service streams; the "
+        "default of strict profiles), 'realtime' (the default with --lenient) or 'fast'",
+    )
+    parser.add_argument(
         "--fast",
         action="store_true",
-        help="send model audio as fast as possible instead of at real time",
+        help="the same as --pacing fast: send model audio as fast as possible",
     )
     parser.add_argument("--verbose", action="store_true", help="log every connection and frame")
     return parser
+
+
+def _pacing(arguments: argparse.Namespace, profile: str) -> Pacing:
+    if arguments.fast:
+        return "fast"
+    if arguments.pacing is not None:
+        pacing: Pacing = arguments.pacing
+        return pacing
+    # The old default (real time) for lenient clients; the service's bursts otherwise.
+    return "realtime" if profile == "lenient" else "burst"
 
 
 def _load_scenario(name: str) -> Scenario:
@@ -77,19 +113,24 @@ async def _serve(arguments: argparse.Namespace, scenario: Scenario) -> None:
         # Windows has no loop signal handlers; Ctrl+C then arrives as KeyboardInterrupt.
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(signal_number, stop.set)
+    profile = "lenient" if arguments.lenient else arguments.profile
     async with LiveSimulator(
         scenario,
         api_keys=arguments.api_keys,
         host=arguments.host,
         port=arguments.port,
-        realtime=not arguments.fast,
+        profile=profile,
+        pacing=_pacing(arguments, profile),
     ) as simulator:
         sys.stdout.write(f"base_url={simulator.base_url}\nca_file={simulator.ca_pem_path}\n")
         sys.stdout.flush()
+        version = "" if profile == "lenient" else ", 'api_version': 'v1beta'"
         sys.stderr.write(
-            f"Live simulator running scenario {scenario.name!r}. Point a client at it with\n"
+            f"Live simulator running scenario {scenario.name!r} as {profile!r}. Point a client "
+            "at it with\n"
             f"  SSL_CERT_FILE={simulator.ca_pem_path}\n"
-            f"  genai.Client(api_key=KEY, http_options={{'base_url': '{simulator.base_url}'}})\n"
+            f"  genai.Client(api_key=KEY, http_options={{'base_url': '{simulator.base_url}'"
+            f"{version}}})\n"
             "Stop with Ctrl+C.\n"
         )
         sys.stderr.flush()

@@ -14,7 +14,7 @@ import pytest
 from google import genai
 from google.genai import errors, types
 
-from tests.sim.live_client import MODEL, receive_turn
+from tests.sim.live_client import MODEL, MODELS, receive_turn
 
 SCRIPT = Path(sys.executable).with_name("sammy-live-sim")
 
@@ -49,22 +49,26 @@ async def _running_cli(*arguments: str) -> AsyncIterator[tuple[str, str]]:
     assert not await asyncio.to_thread(Path(ca_file).exists)
 
 
-def _client(base_url: str, api_key: str) -> genai.Client:
-    return genai.Client(api_key=api_key, http_options=types.HttpOptions(base_url=base_url))
+def _client(base_url: str, api_key: str, api_version: str | None = None) -> genai.Client:
+    return genai.Client(
+        api_key=api_key,
+        http_options=types.HttpOptions(base_url=base_url, api_version=api_version),
+    )
 
 
-async def test_the_cli_serves_the_demo_to_a_client_trusting_its_ca(
+async def test_the_cli_is_strict_by_default_and_serves_the_demo_to_a_correct_client(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    model = MODELS["gemini-3.8-live"]
     async with _running_cli("--scenario", "demo", "--api-key", "cli-key") as (base_url, ca_file):
         assert base_url.startswith("https://127.0.0.1:")
         monkeypatch.setenv("SSL_CERT_FILE", ca_file)
-        client = _client(base_url, "cli-key")
+        client = _client(base_url, "cli-key", "v1beta")
         config = types.LiveConnectConfig(
             response_modalities=[types.Modality.AUDIO],
             output_audio_transcription=types.AudioTranscriptionConfig(),
         )
-        async with client.aio.live.connect(model=MODEL, config=config) as session:
+        async with client.aio.live.connect(model=model, config=config) as session:
             await session.send_realtime_input(text="hello")
             messages = await receive_turn(session)
         texts = [
@@ -74,13 +78,21 @@ async def test_the_cli_serves_the_demo_to_a_client_trusting_its_ca(
         ]
         assert "".join(texts).startswith("Offline demo: you typed")
 
+        # A bad key is 1007, as the service sends it (docs/live-service.md C5; this test
+        # said 1008 before the profiles, which the evidence contradicts).
         with pytest.raises(errors.APIError) as raised:
-            async with _client(base_url, "wrong").aio.live.connect(model=MODEL):
+            async with _client(base_url, "wrong", "v1beta").aio.live.connect(model=model):
+                pass
+        assert raised.value.code == 1007
+        # The SDK's default version, v1, is refused as the service refuses it (C1).
+        with pytest.raises(errors.APIError) as raised:
+            async with _client(base_url, "cli-key").aio.live.connect(model=model):
                 pass
         assert raised.value.code == 1008
+        assert "is not found for API version v1" in str(raised.value.details)
 
 
-async def test_the_cli_plays_a_json_scenario_file(
+async def test_the_cli_plays_a_json_scenario_file_to_any_client_when_lenient(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "hello.json"
@@ -100,7 +112,8 @@ async def test_the_cli_plays_a_json_scenario_file(
         ),
         encoding="utf-8",
     )
-    async with _running_cli("--scenario", str(path)) as (base_url, ca_file):
+    # --lenient keeps the old simulator: any model, the SDK's default API version.
+    async with _running_cli("--scenario", str(path), "--lenient") as (base_url, ca_file):
         monkeypatch.setenv("SSL_CERT_FILE", ca_file)
         async with _client(base_url, "any-key").aio.live.connect(model=MODEL) as session:
             await session.send_realtime_input(text="hi")
