@@ -7,6 +7,20 @@ listens to its events (:mod:`sammy_desktop.audio.events`).
 Threading: PortAudio callbacks run on PortAudio's threads and only hand data to the asyncio
 loop (``call_soon_threadsafe``); everything else, including every public method here, runs
 on the loop.
+
+The modules:
+
+* ``engine``: :class:`AudioEngine`, the microphone, the speaker and the echo canceller wired
+  together, with the talk-mode policy; ``duplex``: its half-duplex gate;
+* ``capture``: :class:`AudioCapture`, the microphone as wire-rate blocks, pre-roll, standby;
+* ``playback``: :class:`AudioPlayback`, the speaker's stream, composing ``jitter`` (the
+  speech queue and its adaptive depth), ``effects`` (earcons mixed on top), ``played`` (the
+  played blocks reported back to the loop) and ``standby`` (when the speaker rests);
+* ``stream_owner``: the stream part the capture and the playback share, over ``supervisor``
+  (a stream kept alive through failures and device switches) and ``devices`` (finding them);
+* ``echo``: the WebRTC echo canceller; ``levels``, ``preroll``, ``resampling``: small pure
+  parts; ``timing``: the clock and timers every part takes (a test's own, or the loop's);
+* ``events``: what this layer tells the rest of the app.
 """
 
 from typing import Final

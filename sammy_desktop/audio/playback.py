@@ -146,7 +146,6 @@ class AudioPlayback:
             raise ValueError(f"device_latency_ms must be positive (got {device_latency_ms})")
         self._bus = bus
         self._echo = echo_canceller
-        self._block_ms = block_ms
         self._effects = EffectsMixer(max_effects_ms=max_effects_ms)
         self._reports = PlayedReports(block_ms, clock=self._scheduler.time)
         self._meter = LevelMeter(OUTPUT_RATE, self._report_level)

@@ -1,7 +1,8 @@
 """Keeps one PortAudio stream alive: opens it, notices when it dies, reopens it.
 
 A desktop's devices come and go (headsets unplugged, Bluetooth switching profile, the sound
-server restarting). The capture and the playback each own a :class:`StreamSupervisor` that
+server restarting). The capture and the playback each hold one, through their
+:class:`~sammy_desktop.audio.stream_owner.StreamOwner`; a :class:`StreamSupervisor`
 
 * resolves the device name from the settings, falling back to the system default with a
   :class:`~sammy_desktop.audio.events.DeviceFallback` event;
