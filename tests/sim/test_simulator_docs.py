@@ -1,11 +1,12 @@
-"""docs/simulator.md: its JSON scenario example is a valid scenario."""
+"""docs/simulator.md and docs/live-service.md agree with the simulator's code."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 from pathlib import Path
 
-from sammy_desktop.sim import Scenario
+from sammy_desktop.sim import Scenario, ServiceProfile
 from sammy_desktop.sim.scenario import ACTION_TYPES, TRIGGER_TYPES
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "simulator.md"
@@ -28,3 +29,36 @@ def test_every_trigger_and_action_type_is_documented() -> None:
     }
     assert set(TRIGGER_TYPES) <= documented
     assert set(ACTION_TYPES) <= documented
+
+
+LIVE_SERVICE = DOC.with_name("live-service.md")
+SIM = Path(__file__).resolve().parents[2] / "sammy_desktop" / "sim"
+_NOT_BEHAVIOURS = {
+    "name",
+    "display_name",
+    "version",
+    "description",
+    "input_token_limit",
+    "output_token_limit",
+}
+
+
+def test_every_profile_flag_is_explained_in_live_service_md() -> None:
+    text = LIVE_SERVICE.read_text(encoding="utf-8")
+    flags = {f.name for f in fields(ServiceProfile)} - _NOT_BEHAVIOURS
+    missing = sorted(flag for flag in flags if not re.search(rf"`{flag}[`=]", text))
+    assert missing == []
+
+
+def test_every_evidence_id_the_simulator_cites_is_an_entry_of_live_service_md() -> None:
+    entries = set(
+        re.findall(
+            r"^### ([CSTRML]\d+) ", LIVE_SERVICE.read_text(encoding="utf-8"), flags=re.MULTILINE
+        )
+    )
+    cited: set[str] = set()
+    for path in SIM.glob("*.py"):
+        for comment in re.findall(r"#.*$", path.read_text(encoding="utf-8"), flags=re.MULTILINE):
+            cited |= set(re.findall(r"\b([CSTRML]\d{1,2})\b", comment))
+    assert cited
+    assert sorted(cited - entries) == []
