@@ -21,7 +21,6 @@ import sounddevice as sd
 from sammy_desktop.audio.devices import AudioDevice
 from sammy_desktop.audio.events import Direction
 from sammy_desktop.audio.supervisor import PortAudioStream, StreamSupervisor
-from sammy_desktop.audio.timing import Scheduler
 from sammy_desktop.eventbus import EventBus
 
 __all__ = [
@@ -75,7 +74,6 @@ class StreamOwner:
         on_switching: called on the loop before the stream moves to another device.
         stall_timeout_s: a stream that delivers no callback for this long counts as dead
             and is reopened.
-        scheduler: the clock and timers of the supervisor's watchdog and retries.
     """
 
     def __init__(
@@ -95,7 +93,6 @@ class StreamOwner:
         on_failed: Callable[[], None] | None = None,
         on_switching: Callable[[], None] | None = None,
         stall_timeout_s: float = 5.0,
-        scheduler: Scheduler | None = None,
     ) -> None:
         self._stream_class = stream_class
         self._what = what
@@ -116,7 +113,6 @@ class StreamOwner:
             on_failed=on_failed,
             on_switching=on_switching,
             stall_timeout_s=stall_timeout_s,
-            scheduler=scheduler,
         )
 
     @property
