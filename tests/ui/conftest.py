@@ -1,4 +1,5 @@
-"""Fixtures for the UI tests: a real event bus and bridge, the theme, and a fake agent.
+"""Fixtures for the UI tests: a real event bus and bridge, the theme, a fake agent, and
+factories that build the windows and the welcome panel as the app does.
 
 :class:`FakeAgent` stands in for the AgentCore (which needs a Live connection): it records
 what the UI asked and emits the real core events on the real bus, so the window is driven
@@ -15,7 +16,8 @@ from typing import Any
 
 import pytest
 import qasync
-from PySide6.QtWidgets import QApplication
+from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.config import Settings, TalkMode, Theme
@@ -30,6 +32,7 @@ from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings import AboutInfo, SettingsWindow
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.theme import ThemeController
+from sammy_desktop.ui.welcome import WelcomePanel
 
 
 class FakeAgent:
@@ -164,29 +167,45 @@ def tasks() -> UiTasks:
     return UiTasks()
 
 
-def build_settings_window(
+MakeSettingsWindow = Callable[..., SettingsWindow]
+
+
+@pytest.fixture
+def make_settings_window(
     qtbot: QtBot,
-    state: SettingsState,
+    settings_state: SettingsState,
     theme: ThemeController,
     tasks: UiTasks,
     tmp_path: Path,
-    *,
-    secrets: SecretStore | None = None,
-    notes_folder: Path | None = None,
-    **options: Any,
-) -> SettingsWindow:
-    """The settings window as the app builds it, with folders under ``tmp_path``.
+) -> MakeSettingsWindow:
+    """Build the settings window as the app does, with its folders under ``tmp_path``.
 
-    ``options`` are SettingsWindow's own keyword arguments (tools, controls, devices, ...).
+    Keyword arguments are SettingsWindow's own (tools, controls, list_devices, ...), plus
+    ``secrets`` (an environment-free store by default) and ``notes_folder``.
     """
-    about = AboutInfo(
-        "1.0", tmp_path / "logs", tmp_path / "data", tmp_path / "config", notes_folder=notes_folder
-    )
-    window = SettingsWindow(
-        state, secrets or SecretStore(environ={}), theme, tasks, about=about, **options
-    )
-    qtbot.addWidget(window)
-    return window
+
+    def make(
+        *, secrets: SecretStore | None = None, notes_folder: Path | None = None, **options: Any
+    ) -> SettingsWindow:
+        about = AboutInfo(
+            "1.0",
+            tmp_path / "logs",
+            tmp_path / "data",
+            tmp_path / "config",
+            notes_folder=notes_folder,
+        )
+        window = SettingsWindow(
+            settings_state,
+            secrets or SecretStore(environ={}),
+            theme,
+            tasks,
+            about=about,
+            **options,
+        )
+        qtbot.addWidget(window)
+        return window
+
+    return make
 
 
 MakeWindow = Callable[..., MainWindow]
@@ -217,3 +236,64 @@ def make_window(
         return window
 
     return make
+
+
+MakeWelcome = Callable[..., WelcomePanel]
+
+
+@pytest.fixture
+def make_welcome(theme: ThemeController, tasks: UiTasks) -> MakeWelcome:
+    """Build the welcome panel on the test's theme and tasks; keyword arguments override.
+
+    Not handed to qtbot: a panel usually goes into a window, which then owns it.
+    """
+
+    def make(**extra: Any) -> WelcomePanel:
+        arguments: dict[str, Any] = {
+            "on_key_saved": lambda: None,
+            "on_try_demo": lambda: None,
+        }
+        return WelcomePanel(SecretStore(environ={}), theme, tasks, **(arguments | extra))
+
+    return make
+
+
+def talking(window: MainWindow) -> bool:
+    """``window.talking``, read through a call so mypy does not narrow it between steps."""
+    return window.talking
+
+
+async def wait_until(condition: Callable[[], bool], timeout_s: float = 10.0) -> None:
+    """Wait until ``condition()`` holds, at most ``timeout_s``, letting the loop and Qt run.
+
+    For a widget state no signal announces; where a signal or an event does, wait on that.
+
+    Raises:
+        TimeoutError: the condition still did not hold after ``timeout_s``.
+    """
+    async with asyncio.timeout(timeout_s):
+        while not condition():  # noqa: ASYNC110 - a widget state, no event to await
+            await asyncio.sleep(0.02)
+
+
+class Picture:
+    """A widget's picture, taken again until it stops changing.
+
+    A page shown, or a field marked, is laid out by Qt a moment later (posted layout
+    requests); two pictures in a row that are the same prove that moment has passed.
+    Use :meth:`settled` as the condition of :func:`wait_until` or ``qtbot.waitUntil``.
+    """
+
+    def __init__(self, widget: QWidget) -> None:
+        self._widget = widget
+        self._last: QImage | None = None
+        self.pixmap = QPixmap()
+        """The latest picture."""
+
+    def settled(self) -> bool:
+        """Take the picture again; True when it is the same as the one before."""
+        self.pixmap = self._widget.grab()
+        image = self.pixmap.toImage()
+        same = self._last is not None and image == self._last
+        self._last = image
+        return same

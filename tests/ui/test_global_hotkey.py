@@ -26,10 +26,9 @@ from sammy_desktop.ui.global_hotkey import (
     pynput_combination,
     start_system_listener,
 )
-from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings_state import SettingsState
 
-from .conftest import FakeAgent, MakeWindow
+from .conftest import FakeAgent, MakeWindow, talking
 
 
 class FakeListener:
@@ -78,10 +77,6 @@ def _down(combo: ComboTracker) -> bool:
 
 def _listening(hotkey: GlobalHotkey) -> bool:
     return hotkey.listening
-
-
-def _talking(window: MainWindow) -> bool:
-    return window.talking
 
 
 # ---------------------------------------------------------------------- the combination
@@ -295,7 +290,7 @@ def test_key_events_from_the_listener_thread_talk_through_the_window(
         listener.from_thread(listener.on_down)
         await until_seen(1)
         assert agent.names() == ["begin_talk"]
-        assert _talking(window)
+        assert talking(window)
         listener.from_thread(listener.on_up)
         await until_seen(2)
         assert agent.names() == ["begin_talk", "end_talk"]
@@ -307,7 +302,7 @@ def test_key_events_from_the_listener_thread_talk_through_the_window(
         await hotkey.wait_applied()
         assert seen == ["pressed", "released", "pressed", "released"]
         assert agent.names() == ["begin_talk", "end_talk", "begin_talk", "end_talk"]
-        assert not _talking(window)
+        assert not talking(window)
         await hotkey.aclose()
 
     qloop.run(scenario())
@@ -330,4 +325,4 @@ def test_space_and_the_hotkey_together_are_one_press_even_in_toggle_mode(
     window.on_hotkey_released()
     QTest.keyRelease(handle, Qt.Key.Key_Space)
     assert agent.names() == ["begin_talk"]  # toggled on once, not on and off again
-    assert _talking(window)
+    assert talking(window)

@@ -36,7 +36,7 @@ from sammy_desktop.ui.state_pill import STATE_WORDS
 from sammy_desktop.ui.talk_button import TalkLook
 from sammy_desktop.ui.theme import DARK, ThemeController
 
-from .conftest import FakeAgent, MakeWindow
+from .conftest import FakeAgent, MakeWindow, talking
 
 NO_MODIFIER = Qt.KeyboardModifier.NoModifier
 LEFT = Qt.MouseButton.LeftButton
@@ -319,10 +319,6 @@ def test_a_tool_switch_mid_session_is_noted_in_the_transcript(
     assert notes == ["Tools updated: 2 available to Sammy now"]
 
 
-def _talking(window: MainWindow) -> bool:
-    return window.talking  # a call, so mypy does not narrow the property between steps
-
-
 def test_hands_free_button_connects_then_pauses_and_resumes_the_mic(
     qloop: asyncio.Runner,
     window: MainWindow,
@@ -338,16 +334,16 @@ def test_hands_free_button_connects_then_pauses_and_resumes_the_mic(
         window.talk_button.click()
         await tasks.join()
         assert agent.state is AgentState.READY
-        assert _talking(window)
+        assert talking(window)
         assert window.talk_button.look is TalkLook.LISTENING
         assert window.talk_hint.text() == "Hands-free: just talk · click to pause"
         window.talk_button.click()
         assert agent.names()[-1] == "end_talk"
-        assert not _talking(window)
+        assert not talking(window)
         assert window.talk_hint.text() == "Microphone paused · click to listen"
         window.talk_button.click()
         assert agent.names()[-1] == "begin_talk"
-        assert _talking(window)
+        assert talking(window)
 
     qloop.run(scenario())
 

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.config import Theme
-from sammy_desktop.config.secrets import SecretStore
 from sammy_desktop.core.events import (
     AgentState,
     Reconnected,
@@ -29,13 +28,9 @@ from sammy_desktop.tools.context import ConfirmationRequest
 from sammy_desktop.tools.events import ContextShared, ToolCallFinished, ToolCallStarted
 from sammy_desktop.tools.results import ToolResult
 from sammy_desktop.ui.bridge import EventBridge
-from sammy_desktop.ui.controls import UiTasks
-from sammy_desktop.ui.main_window import MainWindow
-from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.theme import ThemeController
-from sammy_desktop.ui.welcome import WelcomePanel
 
-from .conftest import FakeAgent
+from .conftest import FakeAgent, MakeWelcome, MakeWindow
 
 
 class Clock(BaseModel):
@@ -94,22 +89,12 @@ def test_main_window_screenshot(
     bridge: EventBridge,
     bus: EventBus,
     agent: FakeAgent,
-    settings_state: SettingsState,
+    make_window: MakeWindow,
     test_output_dir: Path,
     theme_name: Theme,
 ) -> None:
     theme.set_theme(theme_name)
-    window = MainWindow(
-        settings_state.settings,
-        on_quit=lambda: None,
-        theme=theme,
-        bridge=bridge,
-        controls=agent,
-        tasks=UiTasks(),
-        settings_state=settings_state,
-        demo_mode=True,
-    )
-    qtbot.addWidget(window)
+    window = make_window(demo_mode=True)
     window.show()
     qtbot.waitExposed(window)
     _conversation(bus, agent)
@@ -124,27 +109,14 @@ def test_main_window_screenshot(
 
 def test_welcome_and_confirmation_screenshots(
     qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
     bus: EventBus,
     agent: FakeAgent,
-    settings_state: SettingsState,
+    make_window: MakeWindow,
+    make_welcome: MakeWelcome,
     test_output_dir: Path,
 ) -> None:
-    tasks = UiTasks()
-    window = MainWindow(
-        settings_state.settings,
-        on_quit=lambda: None,
-        theme=theme,
-        bridge=bridge,
-        controls=agent,
-        tasks=tasks,
-        settings_state=settings_state,
-    )
-    qtbot.addWidget(window)
-    welcome = WelcomePanel(
-        SecretStore(environ={}), theme, tasks, on_key_saved=lambda: None, on_try_demo=lambda: None
-    )
+    window = make_window()
+    welcome = make_welcome()
     window.set_welcome(welcome)
     window.show()
     qtbot.waitExposed(window)

@@ -7,13 +7,10 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication, QPushButton, QScrollArea
 from pytestqt.qtbot import QtBot
 
-from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.settings import SettingsSection, SettingsWindow
 from sammy_desktop.ui.settings.tools_page import NotesFolderCard
-from sammy_desktop.ui.settings_state import SettingsState
-from sammy_desktop.ui.theme import ThemeController
 
-from .conftest import build_settings_window
+from .conftest import MakeSettingsWindow
 
 
 class FolderOpener:
@@ -30,20 +27,6 @@ class FolderOpener:
         return self.works
 
 
-def _window(
-    qtbot: QtBot,
-    state: SettingsState,
-    theme: ThemeController,
-    tasks: UiTasks,
-    tmp_path: Path,
-    opener: FolderOpener,
-    notes: Path | None,
-) -> SettingsWindow:
-    return build_settings_window(
-        qtbot, state, theme, tasks, tmp_path, notes_folder=notes, open_folder=opener
-    )
-
-
 def _notes(window: SettingsWindow) -> NotesFolderCard:
     card = window.tools_page.notes_folder
     assert card is not None, "the Tools page has no notes folder card"
@@ -51,15 +34,12 @@ def _notes(window: SettingsWindow) -> NotesFolderCard:
 
 
 def test_open_notes_folder_creates_the_folder_then_opens_it(
-    qtbot: QtBot,
-    settings_state: SettingsState,
-    theme: ThemeController,
-    tasks: UiTasks,
+    make_settings_window: MakeSettingsWindow,
     tmp_path: Path,
 ) -> None:
     notes = tmp_path / "data" / "notes"
     opener = FolderOpener()
-    window = _window(qtbot, settings_state, theme, tasks, tmp_path, opener, notes)
+    window = make_settings_window(open_folder=opener, notes_folder=notes)
     window.show_section(SettingsSection.TOOLS)
     button = _notes(window).button
     assert button.text() == "Open notes folder"
@@ -72,16 +52,11 @@ def test_open_notes_folder_creates_the_folder_then_opens_it(
 
 
 def test_a_desktop_that_cannot_open_it_gets_a_sentence_not_silence(
-    qtbot: QtBot,
-    settings_state: SettingsState,
-    theme: ThemeController,
-    tasks: UiTasks,
+    make_settings_window: MakeSettingsWindow,
     tmp_path: Path,
 ) -> None:
     notes = tmp_path / "notes"
-    window = _window(
-        qtbot, settings_state, theme, tasks, tmp_path, FolderOpener(works=False), notes
-    )
+    window = make_settings_window(open_folder=FolderOpener(works=False), notes_folder=notes)
     window.show_section(SettingsSection.TOOLS)
     assert window.tools_page.open_notes_folder() is False
     error = _notes(window).error_label
@@ -91,42 +66,32 @@ def test_a_desktop_that_cannot_open_it_gets_a_sentence_not_silence(
 
 
 def test_a_notes_folder_that_cannot_be_made_is_said_and_not_opened(
-    qtbot: QtBot,
-    settings_state: SettingsState,
-    theme: ThemeController,
-    tasks: UiTasks,
+    make_settings_window: MakeSettingsWindow,
     tmp_path: Path,
 ) -> None:
     blocker = tmp_path / "data"
     blocker.write_text("a file where the data folder should be")
     opener = FolderOpener()
-    window = _window(qtbot, settings_state, theme, tasks, tmp_path, opener, blocker / "notes")
+    window = make_settings_window(open_folder=opener, notes_folder=blocker / "notes")
     _notes(window).button.click()
     assert opener.opened == []
     assert "could not be created" in _notes(window).error_label.text()
 
 
 def test_without_a_notes_folder_there_is_no_button(
-    qtbot: QtBot,
-    settings_state: SettingsState,
-    theme: ThemeController,
-    tasks: UiTasks,
-    tmp_path: Path,
+    make_settings_window: MakeSettingsWindow,
 ) -> None:
-    window = _window(qtbot, settings_state, theme, tasks, tmp_path, FolderOpener(), None)
+    window = make_settings_window(open_folder=FolderOpener())
     assert window.tools_page.notes_folder is None
     assert window.tools_page.open_notes_folder() is False
 
 
 def test_the_about_page_opens_its_folders_through_the_same_opener(
-    qtbot: QtBot,
-    settings_state: SettingsState,
-    theme: ThemeController,
-    tasks: UiTasks,
+    make_settings_window: MakeSettingsWindow,
     tmp_path: Path,
 ) -> None:
     opener = FolderOpener()
-    window = _window(qtbot, settings_state, theme, tasks, tmp_path, opener, None)
+    window = make_settings_window(open_folder=opener)
     window.show_section(SettingsSection.ABOUT)
     buttons = [
         b for b in window.findChildren(QPushButton) if b.accessibleName() == "Open the log folder"
@@ -137,36 +102,29 @@ def test_the_about_page_opens_its_folders_through_the_same_opener(
 
 
 def test_the_hotkey_note_sits_under_its_switch_and_hides_when_empty(
-    qtbot: QtBot,
-    settings_state: SettingsState,
-    theme: ThemeController,
-    tasks: UiTasks,
-    tmp_path: Path,
+    make_settings_window: MakeSettingsWindow,
 ) -> None:
-    window = _window(qtbot, settings_state, theme, tasks, tmp_path, FolderOpener(), None)
+    window = make_settings_window(open_folder=FolderOpener())
     window.show_section(SettingsSection.TALKING)
     card = window.cards["global_hotkey"]
-    assert window.talking_page.hotkey_status.parent() is card
-    assert window.talking_page.hotkey_status.isHidden()
+    status = window.talking_page.hotkey_status
+    assert status.parent() is card
+    assert status.isHidden()
     assert "global_hotkey_keys" in window.cards  # the combination is editable beside it
     window.show_hotkey_status("Not available on this desktop: Wayland.")
-    assert window.talking_page.hotkey_status.isVisibleTo(window)
-    assert window.talking_page.hotkey_status.text() == "Not available on this desktop: Wayland."
+    assert status.isVisibleTo(window)
+    assert status.text() == "Not available on this desktop: Wayland."
     window.show_hotkey_status("")
-    assert window.talking_page.hotkey_status.isHidden()
+    assert status.isHidden()
 
 
 def test_screenshots_of_the_notes_button_and_the_hotkey_note(
     qtbot: QtBot,
-    settings_state: SettingsState,
-    theme: ThemeController,
-    tasks: UiTasks,
+    make_settings_window: MakeSettingsWindow,
     tmp_path: Path,
     test_output_dir: Path,
 ) -> None:
-    window = _window(
-        qtbot, settings_state, theme, tasks, tmp_path, FolderOpener(), tmp_path / "notes"
-    )
+    window = make_settings_window(open_folder=FolderOpener(), notes_folder=tmp_path / "notes")
     window.show_hotkey_status(
         "Not available on this desktop: this desktop runs Wayland, which does not let apps "
         "see keys pressed in other windows. Hold Space in Sammy's window to talk instead."

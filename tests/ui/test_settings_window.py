@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import keyring
 import pytest
@@ -31,7 +31,7 @@ from sammy_desktop.ui.settings.fields import can_edit
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.theme import ThemeController
 
-from .conftest import FakeAgent, build_settings_window
+from .conftest import FakeAgent, MakeSettingsWindow, Picture, wait_until
 
 
 class ToolSwitchingAgent(FakeAgent):
@@ -63,40 +63,21 @@ def _devices() -> list[AudioDevice]:
     ]
 
 
-def _window(
-    qtbot: QtBot,
-    state: SettingsState,
-    theme: ThemeController,
-    tasks: UiTasks,
-    tmp_path: Path,
-    *,
-    secrets: SecretStore | None = None,
-    manager: ToolManager | None = None,
-    agent: FakeAgent | None = None,
-    on_key_changed: Callable[[bool], None] | None = None,
-) -> SettingsWindow:
-    return build_settings_window(
-        qtbot,
-        state,
-        theme,
-        tasks,
-        tmp_path,
-        secrets=secrets,
-        tools=manager,
-        controls=agent,
-        list_devices=_devices,
-        on_test_tone=lambda: None,
-        on_key_changed=on_key_changed,
-    )
+def _window(make: MakeSettingsWindow, **options: Any) -> SettingsWindow:
+    """The settings window with the test's devices and a silent test tone."""
+    defaults: dict[str, Any] = {"list_devices": _devices, "on_test_tone": lambda: None}
+    return make(**(defaults | options))
 
 
-def _manager(bus: EventBus, state: SettingsState, tmp_path: Path) -> ToolManager:
+@pytest.fixture
+def manager(bus: EventBus, settings_state: SettingsState, tmp_path: Path) -> ToolManager:
+    """A real tool manager with the desktop pack, as the app builds it."""
     services = ToolServices(
         paths=AppPaths.profile(tmp_path / "profile"),
-        settings=lambda: state.settings,
+        settings=lambda: settings_state.settings,
         transcript=lambda: (),
     )
-    notifier = QtDesktopNotifier(lambda: state.settings)
+    notifier = QtDesktopNotifier(lambda: settings_state.settings)
     pack = desktop_tools(
         timers=TimerService(bus, notifier),
         clipboard=QtClipboard(),
@@ -107,22 +88,19 @@ def _manager(bus: EventBus, state: SettingsState, tmp_path: Path) -> ToolManager
 
 def test_tool_switch_persists_and_changes_the_declarations_mid_session(
     qloop: asyncio.Runner,
-    qtbot: QtBot,
+    make_settings_window: MakeSettingsWindow,
     bus: EventBus,
+    manager: ToolManager,
     settings_state: SettingsState,
-    theme: ThemeController,
     tasks: UiTasks,
     tmp_path: Path,
 ) -> None:
-    manager = _manager(bus, settings_state, tmp_path)
     agent = ToolSwitchingAgent(bus, manager, settings_state.settings.model)
     names = [tool.name for tool in manager.tools]
     assert "getCurrentContext" in names
 
     async def scenario() -> None:
-        window = _window(
-            qtbot, settings_state, theme, tasks, tmp_path, manager=manager, agent=agent
-        )
+        window = _window(make_settings_window, tools=manager, controls=agent)
         window.open_section(SettingsSection.TOOLS)
         assert window.current_section == "Tools"
         switch = window.tools_page.tool_switches["getCurrentContext"]
@@ -139,18 +117,10 @@ def test_tool_switch_persists_and_changes_the_declarations_mid_session(
 
 
 def test_tools_page_groups_by_category_and_badges_risky_ones(
-    qloop: asyncio.Runner,
-    qtbot: QtBot,
-    bus: EventBus,
-    settings_state: SettingsState,
-    theme: ThemeController,
-    tasks: UiTasks,
-    tmp_path: Path,
+    qloop: asyncio.Runner, make_settings_window: MakeSettingsWindow, manager: ToolManager
 ) -> None:
-    manager = _manager(bus, settings_state, tmp_path)
-
     async def scenario() -> None:
-        window = _window(qtbot, settings_state, theme, tasks, tmp_path, manager=manager)
+        window = _window(make_settings_window, tools=manager)
         page = window.tools_page
         texts = [label.text() for label in page.findChildren(QLabel)]
         assert "Actions" in texts or "Context" in texts
@@ -163,14 +133,12 @@ def test_tools_page_groups_by_category_and_badges_risky_ones(
 
 def test_an_invalid_value_is_refused_with_the_field_named(
     qloop: asyncio.Runner,
-    qtbot: QtBot,
+    make_settings_window: MakeSettingsWindow,
     settings_state: SettingsState,
-    theme: ThemeController,
-    tasks: UiTasks,
     tmp_path: Path,
 ) -> None:
     async def scenario() -> None:
-        window = _window(qtbot, settings_state, theme, tasks, tmp_path)
+        window = _window(make_settings_window)
         card = window.cards["language"]
         editor = card.editor
         assert isinstance(editor, QLineEdit)
@@ -190,15 +158,10 @@ def test_an_invalid_value_is_refused_with_the_field_named(
 
 
 def test_generated_pages_cover_every_visible_field(
-    qloop: asyncio.Runner,
-    qtbot: QtBot,
-    settings_state: SettingsState,
-    theme: ThemeController,
-    tasks: UiTasks,
-    tmp_path: Path,
+    qloop: asyncio.Runner, make_settings_window: MakeSettingsWindow
 ) -> None:
     async def scenario() -> None:
-        window = _window(qtbot, settings_state, theme, tasks, tmp_path)
+        window = _window(make_settings_window)
         custom = {"model", "voice", "input_device", "output_device"}
         for name, info in Settings.model_fields.items():
             extra = info.json_schema_extra
@@ -213,14 +176,12 @@ def test_generated_pages_cover_every_visible_field(
 
 def test_devices_page_lists_devices_after_refresh(
     qloop: asyncio.Runner,
-    qtbot: QtBot,
+    make_settings_window: MakeSettingsWindow,
     settings_state: SettingsState,
-    theme: ThemeController,
     tasks: UiTasks,
-    tmp_path: Path,
 ) -> None:
     async def scenario() -> None:
-        window = _window(qtbot, settings_state, theme, tasks, tmp_path)
+        window = _window(make_settings_window)
         window.open_section(SettingsSection.DEVICES)
         await tasks.join()
         devices = window.devices_page
@@ -238,12 +199,7 @@ def test_devices_page_lists_devices_after_refresh(
 
 @pytest.mark.keyring
 def test_api_key_is_saved_to_the_keyring_and_never_displayed(
-    qloop: asyncio.Runner,
-    qtbot: QtBot,
-    settings_state: SettingsState,
-    theme: ThemeController,
-    tasks: UiTasks,
-    tmp_path: Path,
+    qloop: asyncio.Runner, make_settings_window: MakeSettingsWindow, tasks: UiTasks
 ) -> None:
     secrets = SecretStore(environ={})
     assert secrets.backend_available(), keyring.get_keyring()
@@ -251,15 +207,7 @@ def test_api_key_is_saved_to_the_keyring_and_never_displayed(
     changes: list[bool] = []
 
     async def scenario() -> None:
-        window = _window(
-            qtbot,
-            settings_state,
-            theme,
-            tasks,
-            tmp_path,
-            secrets=secrets,
-            on_key_changed=changes.append,
-        )
+        window = _window(make_settings_window, secrets=secrets, on_key_changed=changes.append)
         window.show()
         account = window.account_page
         assert account.key_input.echoMode() is QLineEdit.EchoMode.Password
@@ -289,26 +237,24 @@ def test_api_key_is_saved_to_the_keyring_and_never_displayed(
 def test_settings_screenshot(
     qloop: asyncio.Runner,
     qtbot: QtBot,
-    bus: EventBus,
-    settings_state: SettingsState,
+    make_settings_window: MakeSettingsWindow,
+    manager: ToolManager,
     theme: ThemeController,
     tasks: UiTasks,
-    tmp_path: Path,
     test_output_dir: Path,
 ) -> None:
-    manager = _manager(bus, settings_state, tmp_path)
-
     async def scenario() -> None:
-        window = _window(qtbot, settings_state, theme, tasks, tmp_path, manager=manager)
+        window = _window(make_settings_window, tools=manager)
         window.show()
         qtbot.waitExposed(window)
         folder = test_output_dir / "screenshots"
         folder.mkdir(parents=True, exist_ok=True)
         for section in (SettingsSection.TOOLS, SettingsSection.TALKING, SettingsSection.ACCOUNT):
             window.open_section(section)
-            await asyncio.sleep(0.05)
+            picture = Picture(window)  # once the page is laid out, its picture stays put
+            await wait_until(picture.settled)
             name = section.lower().split()[0]
-            assert window.grab().save(str(folder / f"settings-{name}.png"))
+            assert picture.pixmap.save(str(folder / f"settings-{name}.png"))
         theme.set_theme(Theme.DARK)
         window.open_section(SettingsSection.DEVICES)
         await tasks.join()
@@ -319,23 +265,19 @@ def test_settings_screenshot(
         window.open_section(SettingsSection.VOICE)
         card.editor.setText("english")
         card.editor.editingFinished.emit()
-        await asyncio.sleep(0.05)
-        assert window.grab().save(str(folder / "settings-invalid-value.png"))
+        picture = Picture(window)  # the refusal is laid out under the field
+        await wait_until(picture.settled)
+        assert picture.pixmap.save(str(folder / "settings-invalid-value.png"))
         await tasks.aclose()
 
     qloop.run(scenario())
 
 
 def test_applications_list_is_read_saved_and_refused_with_the_line_named(
-    qloop: asyncio.Runner,
-    qtbot: QtBot,
-    settings_state: SettingsState,
-    theme: ThemeController,
-    tasks: UiTasks,
-    tmp_path: Path,
+    qloop: asyncio.Runner, make_settings_window: MakeSettingsWindow, tmp_path: Path
 ) -> None:
     async def scenario() -> None:
-        window = _window(qtbot, settings_state, theme, tasks, tmp_path)
+        window = _window(make_settings_window)
         assert not window.tools_page.apply_applications("Calculator gnome-calculator")
         card = window.cards["allowed_applications"]
         assert card.error == (

@@ -13,10 +13,6 @@ from pytestqt.qtbot import QtBot
 
 from sammy_desktop.core.events import AgentState, Speaker, TranscriptUpdated
 from sammy_desktop.eventbus import EventBus
-from sammy_desktop.ui.bridge import EventBridge
-from sammy_desktop.ui.main_window import MainWindow
-from sammy_desktop.ui.settings_state import SettingsState
-from sammy_desktop.ui.theme import ThemeController
 from sammy_desktop.ui.transcript import MessageRow
 
 from .conftest import FakeAgent, MakeWindow
@@ -71,15 +67,9 @@ def test_short_lines_stay_on_one_line_and_long_ones_use_four_fifths(
 
 
 def test_bubbles_follow_the_window_width(
-    qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
-    bus: EventBus,
-    agent: FakeAgent,
-    settings_state: SettingsState,
+    qtbot: QtBot, bus: EventBus, make_window: MakeWindow
 ) -> None:
-    window = MainWindow(settings_state.settings, on_quit=lambda: None, theme=theme, bridge=bridge)
-    qtbot.addWidget(window)
+    window = make_window(controls=None)
     window.resize(420, 680)
     window.show()
     qtbot.waitExposed(window)

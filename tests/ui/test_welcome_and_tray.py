@@ -6,21 +6,17 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from sammy_desktop.config.secrets import SecretStore
 from sammy_desktop.core.events import AgentState
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.controls import UiTasks
-from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings_state import SettingsState
-from sammy_desktop.ui.theme import ThemeController
 from sammy_desktop.ui.tray import TrayIcon
-from sammy_desktop.ui.welcome import WelcomePanel
 
-from .conftest import FakeAgent, MakeWindow
+from .conftest import FakeAgent, MakeWelcome, MakeWindow
 
 
 def test_the_demo_button_calls_its_callback(
-    theme: ThemeController, tasks: UiTasks, make_window: MakeWindow
+    make_window: MakeWindow, make_welcome: MakeWelcome
 ) -> None:
     demo_started: list[bool] = []
     window = make_window()
@@ -30,13 +26,7 @@ def test_the_demo_button_calls_its_callback(
         window.set_demo_mode(True)
         window.show_conversation()
 
-    welcome = WelcomePanel(
-        SecretStore(environ={}),
-        theme,
-        tasks,
-        on_key_saved=window.show_conversation,
-        on_try_demo=start_demo,
-    )
+    welcome = make_welcome(on_key_saved=window.show_conversation, on_try_demo=start_demo)
     window.set_welcome(welcome)
     window.show()
     assert window.stack.currentWidget() is welcome
@@ -48,11 +38,9 @@ def test_the_demo_button_calls_its_callback(
 
 
 def test_an_empty_key_is_refused_without_touching_the_keyring(
-    qtbot: QtBot, theme: ThemeController, tasks: UiTasks
+    qtbot: QtBot, tasks: UiTasks, make_welcome: MakeWelcome
 ) -> None:
-    welcome = WelcomePanel(
-        SecretStore(environ={}), theme, tasks, on_key_saved=lambda: None, on_try_demo=lambda: None
-    )
+    welcome = make_welcome()
     qtbot.addWidget(welcome)
     welcome.save_button.click()
     assert "Paste a key first" in welcome.error_label.text()
@@ -101,28 +89,18 @@ def test_close_to_tray_hides_instead_of_quitting(
 
 
 def test_the_tray_says_demo_in_demo_mode(
-    qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
-    agent: FakeAgent,
-    settings_state: SettingsState,
+    bridge: EventBridge, agent: FakeAgent, make_window: MakeWindow
 ) -> None:
-    window = MainWindow(settings_state.settings, on_quit=lambda: None, theme=theme, bridge=bridge)
-    qtbot.addWidget(window)
+    window = make_window(controls=None)  # the window before the agent exists
     tray = TrayIcon(window, bridge, on_quit=lambda: None, demo_mode=True)
     agent.move_to(AgentState.READY)
     assert tray.icon.toolTip() == "Sammy (offline demo): Ready"
 
 
 def test_the_tray_follows_the_demo_entered_later_and_left_again(
-    qtbot: QtBot,
-    theme: ThemeController,
-    bridge: EventBridge,
-    agent: FakeAgent,
-    settings_state: SettingsState,
+    bridge: EventBridge, agent: FakeAgent, make_window: MakeWindow
 ) -> None:
-    window = MainWindow(settings_state.settings, on_quit=lambda: None, theme=theme, bridge=bridge)
-    qtbot.addWidget(window)
+    window = make_window(controls=None)
     tray = TrayIcon(window, bridge, on_quit=lambda: None)
     assert tray.icon.toolTip() == "Sammy: Disconnected"
     agent.move_to(AgentState.CONNECTING)
@@ -138,30 +116,19 @@ def test_the_tray_follows_the_demo_entered_later_and_left_again(
 
 
 def test_a_tray_made_for_a_window_already_in_the_demo_says_so(
-    qtbot: QtBot, theme: ThemeController, bridge: EventBridge, settings_state: SettingsState
+    bridge: EventBridge, make_window: MakeWindow
 ) -> None:
-    window = MainWindow(
-        settings_state.settings, on_quit=lambda: None, theme=theme, bridge=bridge, demo_mode=True
-    )
-    qtbot.addWidget(window)
+    window = make_window(controls=None, demo_mode=True)
     tray = TrayIcon(window, bridge, on_quit=lambda: None)
     assert tray.icon.toolTip() == "Sammy (offline demo): Disconnected"
 
 
-def test_window_geometry_is_remembered(
-    qtbot: QtBot, theme: ThemeController, settings_state: SettingsState, tmp_path: Path
-) -> None:
+def test_window_geometry_is_remembered(make_window: MakeWindow, tmp_path: Path) -> None:
     geometry = tmp_path / "state" / "window-geometry"
-    first = MainWindow(
-        settings_state.settings, on_quit=lambda: None, theme=theme, geometry_file=geometry
-    )
-    qtbot.addWidget(first)
+    first = make_window(geometry_file=geometry)
     first.show()
     first.resize(500, 720)
     first.close_for_quit()
     assert geometry.is_file()
-    second = MainWindow(
-        settings_state.settings, on_quit=lambda: None, theme=theme, geometry_file=geometry
-    )
-    qtbot.addWidget(second)
+    second = make_window(geometry_file=geometry)
     assert (second.width(), second.height()) == (500, 720)

@@ -36,6 +36,8 @@ from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.theme import ThemeController
 from tests.helpers.audio import speech
 
+from .conftest import wait_until
+
 E = TypeVar("E", bound=Event)
 API_KEY = "ui-test-key"
 
@@ -207,7 +209,7 @@ def test_demo_conversation_through_the_window(
                 failed = asyncio.ensure_future(next_event(bus, ToolCallFailed))
                 window.message_input.setText("openHelpPage")
                 QTest.keyClick(window.message_input, Qt.Key.Key_Return)
-                await qtbot_wait_for(lambda: window.confirmation_sheet.current is not None)
+                await wait_until(lambda: window.confirmation_sheet.current is not None)
                 assert window.confirmation_sheet.title_label.text() == "Allow openHelpPage?"
                 QTest.keyClick(window.confirmation_sheet.approve_button, Qt.Key.Key_Escape)
                 denied = await failed
@@ -222,10 +224,3 @@ def test_demo_conversation_through_the_window(
                 bridge.close()
 
     qloop.run(scenario())
-
-
-async def qtbot_wait_for(condition: Callable[[], bool]) -> None:
-    """Wait (at most 10 s) for ``condition``, letting the loop and Qt run between checks."""
-    async with asyncio.timeout(10):
-        while not condition():  # noqa: ASYNC110 - a widget state, no event to await
-            await asyncio.sleep(0.02)
