@@ -26,6 +26,7 @@ from sammy_desktop.sim import (
     Usage,
     VirtualClock,
 )
+from sammy_desktop.sim.pcm import tone_pcm
 from tests.sim.live_client import MODELS, full_config, receive_messages, receive_turn, strict
 
 STRICT = list(MODELS)
@@ -354,3 +355,29 @@ async def test_the_real_backend_tests_pass_against_every_profile() -> None:
             )
             assert "42" in transcript
             assert _audio_frames(second)
+
+
+async def test_speech_while_the_answer_still_plays_interrupts_it() -> None:
+    # R1 + R5: generation is over, but the service waits for playback; speech then
+    # interrupts, and the turnComplete follows the interruption.
+    scenario = Scenario(turns=[Turn(OnText(), [Tone(duration_s=30.0), TurnComplete()])])
+    loud = tone_pcm(300, 0.1, sample_rate=16000, amplitude=0.5)
+    async with (
+        LiveSimulator(scenario, profile="service", pacing="fast") as sim,
+        strict(sim, "gemini-3.8-live", HANDS_FREE) as session,
+    ):
+        await _say(session, "a long story please")
+        await sim.recorder.wait_for(
+            "sent.serverContent",
+            predicate=lambda e: bool(e.data["serverContent"].get("generationComplete")),
+        )
+        await session.send_realtime_input(
+            audio=types.Blob(data=loud, mime_type="audio/pcm;rate=16000")
+        )
+        messages = await receive_turn(session)
+    flags = [
+        (c.generation_complete, c.interrupted, c.turn_complete)
+        for m in messages
+        if (c := m.server_content) and not c.model_turn
+    ]
+    assert flags == [(True, None, None), (None, True, None), (None, None, True)]
