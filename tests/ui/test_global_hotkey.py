@@ -18,9 +18,9 @@ from pytestqt.qtbot import QtBot
 
 from sammy_desktop.core.events import AgentState
 from sammy_desktop.ui.controls import UiTasks
-from sammy_desktop.ui.global_hotkey import (
+from sammy_desktop.ui.global_hotkey import GlobalHotkey
+from sammy_desktop.ui.key_listeners import (
     ComboTracker,
-    GlobalHotkey,
     HotkeyUnavailableError,
     platform_refusal,
     pynput_combination,
