@@ -18,9 +18,12 @@ The window builds that layout and hands the behaviour to small parts, each with 
 * :class:`~sammy_desktop.ui.window_geometry.WindowGeometry`: size and position between runs.
 
 Every connection between them, the bridge and the widgets is made in one place,
-:meth:`MainWindow._connect_signals`. Keyboard: Space talks (see ``talk_keys``), Esc stops
-the assistant speaking (or denies an open question), Ctrl+, opens the settings, Ctrl+Q
-quits. The window never waits on the agent: its coroutines run as owned tasks.
+:meth:`MainWindow._connect_signals`; with the layout that is most of this file, and both
+are kept whole here on purpose, so the window reads top to bottom.
+
+Keyboard: Space talks (see ``talk_keys``), Esc stops the assistant speaking (or denies an
+open question), Ctrl+, opens the settings, Ctrl+Q quits. The window never waits on the
+agent: its coroutines run as owned tasks.
 """
 
 from __future__ import annotations

@@ -251,6 +251,7 @@ def test_settings_screenshot(
         folder.mkdir(parents=True, exist_ok=True)
         for section in (SettingsSection.TOOLS, SettingsSection.TALKING, SettingsSection.ACCOUNT):
             window.open_section(section)
+            await tasks.join()  # what the pages read in the background: keyring, devices
             picture = Picture(window)  # once the page is laid out, its picture stays put
             await wait_until(picture.settled)
             name = section.lower().split()[0]
