@@ -232,7 +232,6 @@ class DesktopApp:
             client_factory=self.backend,
             history=self.history,
             extra_tools=search_tools,
-            take_announcements=self.timers.take_announcements,
             before_connect=self._ready_to_connect,
         )
         self._live_sdk_loading: asyncio.Future[bool] | None = None

@@ -43,7 +43,7 @@ def test_the_lazy_types_work_like_the_real_module() -> None:
         """
         import sys
         from sammy_desktop.config import Settings, TalkMode, VadSensitivity
-        from sammy_desktop.core.live import build_live_config
+        from sammy_desktop.core.setup import build_live_config
         assert "google.genai" not in sys.modules
         settings = Settings(
             vad_start_sensitivity=VadSensitivity.HIGH, vad_end_sensitivity=VadSensitivity.LOW

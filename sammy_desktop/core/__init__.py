@@ -1,9 +1,10 @@
 """The agent core: one Live API conversation that survives what the service does (no Qt).
 
-:class:`AgentCore` is the state machine and connection supervisor the UI drives;
-:class:`LiveConnection` wraps one google-genai Live session; :class:`ConversationHistory`
-writes the JSON-lines log; the events the UI renders are in :mod:`.events`; the ports the
-app plugs the audio layer and the tool manager into are in :mod:`.ports`.
+:class:`AgentCore` is the coordinator the UI drives (its parts are listed in
+:mod:`.agent`); :class:`LiveConnection` wraps one google-genai Live session;
+:class:`ConversationHistory` writes the JSON-lines log; the events the UI renders are in
+:mod:`.events`; the ports the app plugs the audio layer and the tool manager into are in
+:mod:`.ports`. docs/architecture.md maps every module.
 """
 
 from sammy_desktop.core.agent import DEFAULT_BUFFER_BYTES, AgentCore, WatchdogPolicy
@@ -34,11 +35,11 @@ from sammy_desktop.core.live import (
     LiveConnectionError,
     RealtimeInput,
     RealtimeKind,
-    build_live_config,
     make_client_factory,
     resolve_api_base_url,
 )
 from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner, TurnAwareSink
+from sammy_desktop.core.setup import build_live_config
 
 __all__ = [
     "API_BASE_URL_ENV",

@@ -3,16 +3,18 @@
 The Live API attaches ``groundingMetadata`` to the server content of a grounded answer
 (web chunks with a title and an address, the searches the model ran). This is part of the
 Live protocol, not of any tool pack: the pack only switches Google Search on in the setup.
-:func:`grounding_sources` reads it out of one message.
+:func:`grounding_sources` reads it out of one message; :class:`GroundingReporter` announces it
+once per turn.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sammy_desktop.live_sdk import types
 
-__all__ = ["GroundingSource", "GroundingSummary", "grounding_sources"]
+__all__ = ["GroundingReporter", "GroundingSource", "GroundingSummary", "grounding_sources"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,3 +65,27 @@ def grounding_sources(message: types.LiveServerMessage) -> GroundingSummary | No
     if not sources and not queries:
         return None
     return GroundingSummary(sources=tuple(sources.values()), queries=queries)
+
+
+class GroundingReporter:
+    """Announces each turn's grounding once: the service repeats the metadata of a turn.
+
+    Args:
+        emit: called with ``(turn_id, summary)`` for each new summary.
+    """
+
+    def __init__(self, emit: Callable[[int, GroundingSummary], None]) -> None:
+        self._emit = emit
+        self._last: tuple[int, GroundingSummary] | None = None
+
+    def reset(self) -> None:
+        """A new session: nothing reported yet."""
+        self._last = None
+
+    def report(self, turn_id: int, content: types.LiveServerContent) -> None:
+        """Announce the grounding in ``content`` unless it repeats the last one of the turn."""
+        summary = grounding_sources(types.LiveServerMessage(server_content=content))
+        if summary is None or self._last == (turn_id, summary):
+            return
+        self._last = (turn_id, summary)
+        self._emit(turn_id, summary)

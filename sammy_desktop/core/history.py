@@ -99,13 +99,17 @@ class ConversationHistory:
         self._queue.put_nowait(json.dumps(entry, ensure_ascii=False, default=str))
 
     def add_line(self, speaker: Speaker, text: str, turn_id: int, **extra: Any) -> None:
-        """Keep one final transcript line in memory and on disk."""
+        """Keep one final transcript line in memory and on disk (while a session is open)."""
+        if self._writer is None:
+            return
         role: Literal["user", "assistant"] = "user" if speaker is Speaker.USER else "assistant"
         self._lines.append(TranscriptLine(role=role, text=text, at=self._clock()))
         self.record(role, text=text, turn_id=turn_id, **extra)
 
     def add_tool_line(self, text: str) -> None:
         """Keep a short note of a tool call in the in-memory transcript (escalations show it)."""
+        if self._writer is None:
+            return
         self._lines.append(TranscriptLine(role="tool", text=text, at=self._clock()))
 
     async def flush(self) -> None:

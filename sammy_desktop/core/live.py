@@ -7,9 +7,8 @@
 close into one :class:`LiveConnectionError` with the close code; every send failure becomes
 the same error. What to do about a lost connection is the agent core's business.
 
-:func:`build_live_config` turns the settings and the tool declarations into the
-``LiveConnectConfig``; :func:`resolve_api_base_url` and :func:`make_client_factory` decide
-where the client connects.
+:func:`resolve_api_base_url` and :func:`make_client_factory` decide where the client
+connects; what it is set up with is :mod:`sammy_desktop.core.setup`'s business.
 """
 
 from __future__ import annotations
@@ -27,23 +26,21 @@ from typing import TYPE_CHECKING
 import pydantic
 import websockets
 
-from sammy_desktop.config import Settings, TalkMode
+from sammy_desktop.config import Settings
 from sammy_desktop.core.ports import ClientFactory
 from sammy_desktop.live_sdk import errors, genai, types
+from sammy_desktop.wire_audio import INPUT_MIME
 
 if TYPE_CHECKING:
     from google.genai.live import AsyncSession
 
 __all__ = [
     "API_BASE_URL_ENV",
-    "CONTEXT_TARGET_TOKENS",
-    "CONTEXT_TRIGGER_TOKENS",
     "FailureKind",
     "LiveConnection",
     "LiveConnectionError",
     "RealtimeInput",
     "RealtimeKind",
-    "build_live_config",
     "make_client_factory",
     "resolve_api_base_url",
 ]
@@ -52,13 +49,6 @@ _log = logging.getLogger(__name__)
 
 API_BASE_URL_ENV = "SAMMY_API_BASE_URL"
 """Environment variable naming the Live endpoint (proxies, gateways, the simulator)."""
-
-# Sliding-window compression keeps long audio sessions under the context limit, which is
-# what lets them outlive the service's 15-minute cap on uncompressed audio sessions.
-CONTEXT_TRIGGER_TOKENS = 25_600
-CONTEXT_TARGET_TOKENS = 12_800
-
-INPUT_AUDIO_MIME = "audio/pcm;rate=16000"
 
 
 class FailureKind(enum.StrEnum):
@@ -171,69 +161,6 @@ def make_client_factory(
         return genai.Client(api_key=api_key(), http_options=options)
 
     return factory
-
-
-def build_live_config(
-    settings: Settings,
-    tools: Sequence[types.Tool],
-    *,
-    talk_mode: TalkMode,
-    resume_handle: str | None,
-    earlier_conversation: str = "",
-) -> types.LiveConnectConfig:
-    """The session setup for the current settings.
-
-    Args:
-        settings: voice, language, system prompt and VAD tuning come from here.
-        tools: the declarations of the enabled tools, built for the model.
-        talk_mode: push-to-talk turns off the service's VAD (the app sends activityStart /
-            activityEnd); hands-free uses it with the settings' sensitivities.
-        resume_handle: the newest resumable handle, or None for a new conversation.
-        earlier_conversation: when a conversation could not be resumed, its transcript so
-            far; it is appended to the system prompt so the model keeps the thread.
-
-    Returns:
-        A ``LiveConnectConfig`` with audio answers, both transcriptions, sliding-window
-        context compression and session resumption switched on.
-    """
-    if talk_mode is TalkMode.PUSH_TO_TALK:
-        detection = types.AutomaticActivityDetection(disabled=True)
-    else:
-        detection = types.AutomaticActivityDetection(
-            disabled=False,
-            start_of_speech_sensitivity=types.StartSensitivity(
-                f"START_SENSITIVITY_{settings.vad_start_sensitivity.name}"
-            ),
-            end_of_speech_sensitivity=types.EndSensitivity(
-                f"END_SENSITIVITY_{settings.vad_end_sensitivity.name}"
-            ),
-            silence_duration_ms=settings.silence_duration_ms,
-        )
-    prompt = settings.system_prompt
-    if earlier_conversation:
-        prompt = (
-            f"{prompt}\n\nThe connection was renewed in the middle of a conversation. "
-            f"Continue it naturally; here is what was said so far:\n{earlier_conversation}"
-        )
-    return types.LiveConnectConfig(
-        response_modalities=[types.Modality.AUDIO],
-        speech_config=types.SpeechConfig(
-            voice_config=types.VoiceConfig(
-                prebuilt_voice_config=types.PrebuiltVoiceConfig(voice_name=settings.voice)
-            ),
-            language_code=settings.language,
-        ),
-        system_instruction=types.Content(parts=[types.Part(text=prompt)]) if prompt else None,
-        tools=list(tools) or None,
-        input_audio_transcription=types.AudioTranscriptionConfig(),
-        output_audio_transcription=types.AudioTranscriptionConfig(),
-        realtime_input_config=types.RealtimeInputConfig(automatic_activity_detection=detection),
-        context_window_compression=types.ContextWindowCompressionConfig(
-            trigger_tokens=CONTEXT_TRIGGER_TOKENS,
-            sliding_window=types.SlidingWindow(target_tokens=CONTEXT_TARGET_TOKENS),
-        ),
-        session_resumption=types.SessionResumptionConfig(handle=resume_handle),
-    )
 
 
 class LiveConnection:
@@ -353,7 +280,7 @@ class LiveConnection:
             match item.kind:
                 case RealtimeKind.AUDIO:
                     await session.send_realtime_input(
-                        audio=types.Blob(data=item.audio, mime_type=INPUT_AUDIO_MIME)
+                        audio=types.Blob(data=item.audio, mime_type=INPUT_MIME)
                     )
                 case RealtimeKind.ACTIVITY_START:
                     await session.send_realtime_input(activity_start=types.ActivityStart())

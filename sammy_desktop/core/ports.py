@@ -8,10 +8,11 @@ The core never imports the audio layer: the app hands it an object that satisfie
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol, TypeAlias, runtime_checkable
 
 from sammy_desktop.live_sdk import genai, types
+from sammy_desktop.tools.calls import Respond, ToolCallLedger
 
 __all__ = ["AudioSink", "ClientFactory", "Respond", "ToolRunner", "TurnAwareSink"]
 
@@ -43,12 +44,12 @@ class TurnAwareSink(AudioSink, Protocol):
         """No more speech follows for now."""
 
 
-Respond: TypeAlias = "Callable[[list[types.FunctionResponse]], Awaitable[None]]"
-"""How a tool runner hands answers back: called one or more times per tool call message."""
-
-
 class ToolRunner(Protocol):
     """What the core needs from the tool layer's ``ToolManager``."""
+
+    @property
+    def calls(self) -> ToolCallLedger:
+        """The calls in flight: what the model waits for, what may still be answered."""
 
     def declarations(self, model: str) -> list[types.Tool]:
         """The tools to declare for ``model``, only the enabled ones."""

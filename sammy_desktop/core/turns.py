@@ -1,30 +1,34 @@
-"""One exchange of the conversation: what was said, and what it cost.
+"""One exchange of the conversation at a time: what was said, and what it cost.
 
-What the person said, what the model answered, and the numbers (latency to first audio,
-tool time, reconnections, tokens).
-
-The agent core keeps one :class:`Turn` at a time and turns it into a ``TurnStats`` event
-when the answer is complete. Times come from the core's injected monotonic clock.
+:class:`Turn` holds one exchange (the person's line, the model's line, whether it completed
+or was interrupted, the numbers: latency to first audio, tool time, reconnections, tokens).
+:class:`TurnTracker` owns the current turn and is the only writer of the transcript: it
+emits ``TranscriptUpdated`` for each piece and each final line, ``TurnStats`` when an answer
+completes, and ``UsageUpdated`` for the service's token counts. Times come from the
+injected monotonic clock.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from sammy_desktop.core.events import TurnStats
+from sammy_desktop.core.events import Speaker, TranscriptUpdated, TurnStats, UsageUpdated
+from sammy_desktop.eventbus import EventBus
+from sammy_desktop.live_sdk import types
 
-__all__ = ["Turn"]
+__all__ = ["Turn", "TurnTracker"]
 
 
 @dataclass(slots=True)
 class Turn:
-    """The state of one exchange. Mutable; owned by the agent core.
+    """The state of one exchange. Mutable; owned by the :class:`TurnTracker`.
 
     Attributes:
         turn_id: 1 for the first exchange of a session, then counting up.
         user_text: the person's words so far (concatenated transcription pieces).
         assistant_text: the model's words so far.
-        user_final: the person's line has been written to the history.
+        user_final: the person's line has been written to the transcript.
         speech_ended_at: when the person finished speaking (monotonic seconds).
         first_audio_at: when the first model audio of the answer arrived.
         tool_ms: time spent answering tool calls, in milliseconds.
@@ -71,4 +75,155 @@ class Turn:
             prompt_tokens=self.prompt_tokens,
             response_tokens=self.response_tokens,
             total_tokens=self.total_tokens,
+        )
+
+
+class TurnTracker:
+    """The current turn and the transcript lines it produces.
+
+    Args:
+        bus: where transcript, statistics and usage events go.
+        clock: monotonic seconds.
+    """
+
+    def __init__(self, bus: EventBus, clock: Callable[[], float]) -> None:
+        self._bus = bus
+        self._clock = clock
+        self._turn = Turn(turn_id=0, completed=True)
+        self._session_tokens = 0
+
+    @property
+    def turn(self) -> Turn:
+        """The current (or last) turn."""
+        return self._turn
+
+    def reset(self) -> None:
+        """A new session: no turn yet, no tokens counted."""
+        self._turn = Turn(turn_id=0, completed=True)
+        self._session_tokens = 0
+
+    def new_turn(self) -> Turn:
+        """Start the next exchange; an open one is closed first (its answer as interrupted)."""
+        self.close_open_turn()
+        self._turn = Turn(turn_id=self._turn.turn_id + 1)
+        return self._turn
+
+    def close_open_turn(self) -> None:
+        """An exchange still open ends here: lines kept, the answer marked interrupted."""
+        turn = self._turn
+        if turn.completed or not turn.turn_id:
+            return
+        if turn.user_text and not turn.user_final:
+            self.finish_user_line()
+        self.finish_assistant_line(interrupted=True)
+
+    # ------------------------------------------------------------------ the person's line
+
+    def add_user_text(self, text: str) -> None:
+        """A piece of the person's transcription arrived."""
+        turn = self._turn
+        turn.user_text += text
+        self._bus.emit(
+            TranscriptUpdated(
+                speaker=Speaker.USER, text=turn.user_text, final=False, turn_id=turn.turn_id
+            )
+        )
+
+    def set_user_line(self, text: str) -> None:
+        """The person's whole line, known at once (a typed message), made final."""
+        self._turn.user_text = text
+        self.finish_user_line()
+
+    def finish_user_line(self) -> None:
+        """The person's line will not grow any more: make it final (once, when not empty)."""
+        turn = self._turn
+        turn.user_final = True
+        text = turn.user_text.strip()
+        if text:
+            self._bus.emit(
+                TranscriptUpdated(speaker=Speaker.USER, text=text, final=True, turn_id=turn.turn_id)
+            )
+
+    def finish_pending_user_line(self) -> None:
+        """Make the person's line final if it has words and is not final yet."""
+        if self._turn.user_text and not self._turn.user_final:
+            self.finish_user_line()
+
+    # ------------------------------------------------------------------ the model's line
+
+    def add_assistant_text(self, text: str) -> None:
+        """A piece of the model's words arrived."""
+        turn = self._turn
+        turn.assistant_text += text
+        self._bus.emit(
+            TranscriptUpdated(
+                speaker=Speaker.ASSISTANT,
+                text=turn.assistant_text,
+                final=False,
+                turn_id=turn.turn_id,
+            )
+        )
+
+    def finish_assistant_line(self, *, interrupted: bool) -> None:
+        """The model's line so far becomes final (and a new one may start in the same turn)."""
+        turn = self._turn
+        text = turn.assistant_text.strip()
+        turn.assistant_text = ""
+        if text:
+            self._bus.emit(
+                TranscriptUpdated(
+                    speaker=Speaker.ASSISTANT,
+                    text=text,
+                    final=True,
+                    turn_id=turn.turn_id,
+                    interrupted=interrupted,
+                )
+            )
+
+    def forget_answer(self) -> None:
+        """The answer so far will be asked for again (a replay): drop it without a line."""
+        self._turn.assistant_text = ""
+        self._turn.first_audio_at = None
+
+    # ------------------------------------------------------------------ numbers
+
+    def first_audio(self) -> bool:
+        """The model's audio arrived; True when it is the first of this turn's answer."""
+        turn = self._turn
+        if turn.first_audio_at is not None:
+            return False
+        turn.first_audio_at = self._clock()
+        return True
+
+    def speech_ended(self) -> None:
+        """The person finished speaking (talk released, text sent, speech end heard)."""
+        self._turn.speech_ended_at = self._clock()
+
+    def complete(self) -> TurnStats | None:
+        """The answer is complete: the stats, emitted once (None when already completed)."""
+        turn = self._turn
+        if turn.completed:
+            return None
+        turn.completed = True
+        stats = turn.stats()
+        self._bus.emit(stats)
+        return stats
+
+    def add_usage(self, usage: types.UsageMetadata) -> None:
+        """Token counts from the service, for this turn and the session."""
+        prompt = usage.prompt_token_count or 0
+        response = usage.response_token_count or 0
+        total = usage.total_token_count or (prompt + response)
+        turn = self._turn
+        turn.prompt_tokens += prompt
+        turn.response_tokens += response
+        turn.total_tokens += total
+        self._session_tokens += total
+        self._bus.emit(
+            UsageUpdated(
+                prompt_tokens=prompt,
+                response_tokens=response,
+                total_tokens=total,
+                session_total=self._session_tokens,
+            )
         )

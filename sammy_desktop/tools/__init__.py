@@ -27,6 +27,7 @@ from sammy_desktop.tools.definition import (
     tool,
 )
 from sammy_desktop.tools.events import (
+    AnnouncementPending,
     ConfirmationRequested,
     ConfirmationResolved,
     ContextShared,
@@ -54,6 +55,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "MODEL_CAPABILITIES",
     "AgentStateSnapshot",
+    "AnnouncementPending",
     "CallHandler",
     "ConfirmationPort",
     "ConfirmationRequest",

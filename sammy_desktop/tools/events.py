@@ -18,11 +18,13 @@ from sammy_desktop.eventbus import Event
 from sammy_desktop.tools.results import ToolErrorKind, ToolResult
 
 __all__ = [
+    "AnnouncementPending",
     "ConfirmationRequested",
     "ConfirmationResolved",
     "ContextShared",
     "EndSessionRequested",
     "EscalationRaised",
+    "HistoryEvent",
     "ToolCallCancelled",
     "ToolCallFailed",
     "ToolCallFinished",
@@ -143,6 +145,36 @@ class ToolEnabledChanged(Event):
 
     name: str
     enabled: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEvent(Event):
+    """An event a tool pack wants in the conversation history; it says how to record it.
+
+    The history recorder (in the core, which knows no pack) writes
+    :meth:`history_record` of every event of this kind while a session is open.
+    """
+
+    def history_record(self) -> tuple[str, Mapping[str, Any]]:
+        """The record's type and its fields (plain JSON values)."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class AnnouncementPending(Event):
+    """Something the model must tell the person at the next quiet moment (a timer ended).
+
+    Any tool may emit it. The agent core keeps it until the conversation is Ready and
+    nobody talks, then sends it to the model as ``({source} notice: {text})``, once. It is
+    not a transcript line.
+
+    Attributes:
+        text: what the model is told, written for the model (one or two sentences).
+        source: who asks, in a word (``Timer``); it frames the notice.
+    """
+
+    text: str
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,8 +40,8 @@ from sammy_desktop.tools import (
     tool,
 )
 from sammy_desktop.tools.desktop import TimerService, timer_tools
+from tests.helpers.clock import ManualScheduler
 from tests.helpers.events import EventLog
-from tests.tools.desktop.fakes import ManualScheduler
 
 E = TypeVar("E", bound=Event)
 
@@ -52,11 +53,14 @@ class FakeSink:
 
     def __init__(self) -> None:
         self.chunks: list[bytes] = []
+        self.first_played_at: float | None = None  # time.monotonic() of the first chunk
         self.flushes = 0
         self.turn_ends = 0
         self.hold_playing = False
 
     def play(self, pcm24k: bytes) -> None:
+        if self.first_played_at is None:
+            self.first_played_at = time.monotonic()
         self.chunks.append(pcm24k)
 
     def flush(self) -> None:
@@ -241,7 +245,6 @@ def core_harness(tmp_path: Path) -> HarnessFactory:
                 watchdog=watchdog or WatchdogPolicy(no_response_s=5),
                 rng=random.Random(7),
                 buffer_bytes=buffer_bytes or DEFAULT_BUFFER_BYTES,
-                take_announcements=timers.take_announcements,
                 extra_tools=extra_tools or (lambda _settings: []),
                 before_connect=before_connect,
             )

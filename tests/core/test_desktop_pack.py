@@ -40,9 +40,8 @@ from sammy_desktop.sim import (
     Turn,
     TurnComplete,
 )
-from sammy_desktop.tools import ToolCallCancelled
+from sammy_desktop.tools import AnnouncementPending, ToolCallCancelled
 from sammy_desktop.tools.desktop import (
-    TimerAnnouncementPending,
     TimerFired,
     notes_folder,
     search_tools,
@@ -122,14 +121,16 @@ async def test_an_open_timer_call_lets_go_away_reconnect_at_the_next_quiet_momen
             TranscriptUpdated, lambda e: e.final and e.text == "Your oven timer is done."
         )
         [notice] = [text for text in _texts(h) if "Timer notice" in text]
-        assert notice.startswith("(Timer notice: [Timer] The 10 minutes timer for 'check the oven'")
-        assert list(h.timers.pending_announcements) == []
+        # Framed once: "(Timer notice: ...)", not "(Timer notice: [Timer] ...)".
+        assert notice.startswith("(Timer notice: The 10 minutes timer for 'check the oven'")
+        assert list(h.core.pending_announcements) == []
         # Model-only context: never a line of the person's in the transcript.
         assert all("Timer notice" not in text for _, text in _finals(h))
         records = await _records(h)
         assert [r["ids"] for r in records if r["type"] == "tool_calls_abandoned"] == [["fc-1"]]
-        [announced] = [r for r in records if r["type"] == "timer_announcement"]
+        [announced] = [r for r in records if r["type"] == "announcement"]
         assert "check the oven" in announced["texts"][0]
+        assert announced["sources"] == ["Timer"]
         assert all("Timer notice" not in r.get("text", "") for r in records if r["type"] == "user")
 
 
@@ -174,16 +175,16 @@ async def test_timer_notice_waits_while_the_person_speaks_on_a_synchronous_model
 
         assert h.core.begin_talk()
         h.scheduler.advance(600)
-        pending = await h.events.wait_for(TimerAnnouncementPending)
-        # The person is speaking: the notice waits in the timer service.
-        assert h.timers.pending_announcements == (pending.text,)
+        pending = await h.events.wait_for(AnnouncementPending)
+        # The person is speaking: the notice waits for a quiet moment.
+        assert h.core.pending_announcements == (pending.text,)
         h.core.send_audio(speech(0.2))
         h.core.end_talk()
 
         await h.events.wait_for(
             TranscriptUpdated, lambda e: e.final and e.text == "Your oven timer is done."
         )
-        assert list(h.timers.pending_announcements) == []
+        assert list(h.core.pending_announcements) == []
         assert [text for text in _texts(h) if "Timer notice" in text] == [
             f"(Timer notice: {pending.text})"
         ]
@@ -390,15 +391,15 @@ async def test_a_timer_that_ended_between_conversations_is_told_once_ready(
 ) -> None:
     async with core_harness(Scenario(turns=[TIMER_NOTICE]), with_timers=True) as h:
         h.timers.start(60, "tea")
-        h.scheduler.advance(60)  # no conversation: the text waits in the timer service
-        assert len(h.timers.pending_announcements) == 1
+        h.scheduler.advance(60)  # no conversation: the notice waits in the core
+        assert len(h.core.pending_announcements) == 1
         await h.ready()
         await h.events.wait_for(
             TranscriptUpdated, lambda e: e.final and e.text == "Your oven timer is done."
         )
         [notice] = [text for text in _texts(h) if "Timer notice" in text]
         assert "'tea'" in notice
-        assert list(h.timers.pending_announcements) == []
+        assert list(h.core.pending_announcements) == []
 
 
 async def test_an_open_timer_call_is_cancelled_by_a_drop_and_the_timer_goes_on(

@@ -14,10 +14,10 @@ from sammy_desktop.core.live import (
     FailureKind,
     LiveConnection,
     LiveConnectionError,
-    build_live_config,
     make_client_factory,
     resolve_api_base_url,
 )
+from sammy_desktop.core.setup import build_live_config
 from sammy_desktop.sim import LiveSimulator, Received, Scenario
 from tests.core.conftest import API_KEY
 

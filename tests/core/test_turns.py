@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from sammy_desktop.config import TalkMode
 from sammy_desktop.core.events import (
     AgentState,
@@ -73,6 +75,7 @@ async def test_push_to_talk_turn_with_audio_both_ways(core_harness: HarnessFacto
         await h.events.wait_state(AgentState.USER_SPEAKING)
         for start in range(0, len(said), 3200):
             h.core.send_audio(said[start : start + 3200])
+        released_at = time.monotonic()
         h.core.end_talk()
 
         stats = await h.events.wait_for(TurnStats)
@@ -106,8 +109,11 @@ async def test_push_to_talk_turn_with_audio_both_ways(core_harness: HarnessFacto
             AgentState.READY,
         ]
         assert stats.turn_id == 1
+        # From the release to the first answer audio: after the release, before the sink
+        # had it (the core stamps the audio just before handing it over).
         assert stats.first_audio_ms is not None
-        assert stats.first_audio_ms >= 0
+        assert h.sink.first_played_at is not None
+        assert 0 < stats.first_audio_ms <= (h.sink.first_played_at - released_at) * 1000
         assert stats.total_tokens == 42
         assert stats.tool_calls == 0
         assert h.events.of(UsageUpdated)[-1].session_total == 42

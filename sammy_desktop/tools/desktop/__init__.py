@@ -12,7 +12,6 @@ function tool: :func:`search_tools` gives its declaration for the session setup.
 from sammy_desktop.tools.desktop.clipboard import clipboard_tools
 from sammy_desktop.tools.desktop.date_time import get_date_time, resolve_zone
 from sammy_desktop.tools.desktop.events import (
-    TimerAnnouncementPending,
     TimerCancelled,
     TimerFired,
     TimerInfo,
@@ -56,7 +55,6 @@ __all__ = [
     "NoteStore",
     "Scheduler",
     "SubprocessLauncher",
-    "TimerAnnouncementPending",
     "TimerCancelled",
     "TimerFired",
     "TimerInfo",

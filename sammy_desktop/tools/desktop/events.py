@@ -1,20 +1,23 @@
 """Events the desktop tool pack publishes on the app's event bus.
 
-The UI shows them; the history writer records them; the core delivers
-:class:`TimerAnnouncementPending` to the model at the next turn on models that cannot be
-told about a timer by themselves (no asynchronous function calling).
+The UI shows them; :class:`TimersRunningAtQuit` is a
+:class:`~sammy_desktop.tools.events.HistoryEvent`, so the history records it. Telling the
+model about a timer that ended with no call open goes through the generic
+:class:`~sammy_desktop.tools.events.AnnouncementPending`.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sammy_desktop.eventbus import Event
+from sammy_desktop.tools.events import HistoryEvent
 
 __all__ = [
-    "TimerAnnouncementPending",
     "TimerCancelled",
     "TimerFired",
     "TimerInfo",
@@ -80,7 +83,7 @@ class TimerFired(Event):
     Attributes:
         timer: the timer, status ``finished``.
         announced_live: True when the model is told through the still-open setTimer call
-            (will_continue); False when :class:`TimerAnnouncementPending` follows instead.
+            (will_continue); False when an ``AnnouncementPending`` follows instead.
     """
 
     timer: TimerInfo
@@ -95,20 +98,11 @@ class TimerCancelled(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class TimerAnnouncementPending(Event):
-    """A timer ended and the model could not be told through its call.
-
-    The core sends ``text`` to the model at the next turn (for example as realtime text
-    once the conversation is idle), then calls ``TimerService.take_announcements()`` so it
-    is delivered once. ``text`` is written for the model, not for the person.
-    """
-
-    timer: TimerInfo
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class TimersRunningAtQuit(Event):
+class TimersRunningAtQuit(HistoryEvent):
     """The app is closing with these timers still running; the history lists them."""
 
     timers: tuple[TimerInfo, ...]
+
+    def history_record(self) -> tuple[str, Mapping[str, Any]]:
+        """``timers_running_at_quit`` with each timer as plain values."""
+        return "timers_running_at_quit", {"timers": [timer.as_record() for timer in self.timers]}

@@ -9,16 +9,15 @@ Wiring, in the app's composition root (the UI objects implement the ports)::
     )
     agent = AgentCore(
         ..., tools=manager,
-        extra_tools=search_tools,                     # Google Search beside the functions
-        take_announcements=timers.take_announcements,  # timer notices for the model
+        extra_tools=search_tools,  # Google Search beside the functions
     )
     # at quit: timers.shutdown() first (the core records TimersRunningAtQuit in the
     # session's history), then await agent.stop()
 
 "Always this session" (readClipboard) is the confirmation port's memory: call
-``QtConfirmationPort.forget_session()`` when a new conversation starts. The core sends the
-pending timer announcements to the model whenever the conversation is Ready, and emits
-``GroundingSourcesFound`` with :func:`~.web_search.grounding_sources` of each server message.
+``QtConfirmationPort.forget_session()`` when a new conversation starts. A timer that ends
+with no call open emits ``AnnouncementPending``; the core tells the model at the next quiet
+moment.
 """
 
 from __future__ import annotations

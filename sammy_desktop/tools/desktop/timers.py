@@ -9,8 +9,8 @@ and an earcon through the UI's :class:`~sammy_desktop.tools.desktop.ports.Deskto
 The timers belong to a :class:`TimerService` the app creates once, not to a call or a
 connection: a reconnect cancels the open call, never the timer. A timer that ends with no
 call to speak through (after a reconnect, or on a model without asynchronous function
-calling) still notifies, and leaves a text for the model to read at the next turn
-(:class:`~sammy_desktop.tools.desktop.events.TimerAnnouncementPending`). Timers still
+calling) still notifies, and asks for the model to be told at the next quiet moment
+(:class:`~sammy_desktop.tools.events.AnnouncementPending`). Timers still
 running when the app quits are reported by :meth:`TimerService.shutdown` for the history.
 """
 
@@ -34,7 +34,6 @@ from sammy_desktop.tools.capabilities import capabilities_for
 from sammy_desktop.tools.context import ToolContext, local_now
 from sammy_desktop.tools.definition import ToolDefinition, tool
 from sammy_desktop.tools.desktop.events import (
-    TimerAnnouncementPending,
     TimerCancelled,
     TimerFired,
     TimerInfo,
@@ -43,6 +42,7 @@ from sammy_desktop.tools.desktop.events import (
     TimerStatus,
 )
 from sammy_desktop.tools.desktop.ports import DesktopNotifier, Earcon
+from sammy_desktop.tools.events import AnnouncementPending
 from sammy_desktop.tools.kinds import ResponseScheduling, ToolBehavior, ToolCategory
 from sammy_desktop.tools.results import ParameterFeedback, ToolResult
 from sammy_desktop.tools.wording import human_duration
@@ -235,7 +235,6 @@ class TimerService:
         self._max_running = max_running
         self._running: dict[str, _Timer] = {}
         self._recent: deque[TimerInfo] = deque(maxlen=_RECENT_KEPT)
-        self._announcements: list[str] = []
         self._next_id = 1
         self._closed = False
 
@@ -306,7 +305,7 @@ class TimerService:
         """Mark a live call as the one that tells the model when ``timer_id`` ends.
 
         While a watch is open, a timer that fires is announced through the call (the
-        ``outcome`` wakes up); without one it leaves a pending announcement instead.
+        ``outcome`` wakes up); without one it asks for an announcement instead.
 
         Raises:
             KeyError: no such running timer.
@@ -317,16 +316,6 @@ class TimerService:
             yield TimerWatch(timer)
         finally:
             timer.watchers -= 1
-
-    @property
-    def pending_announcements(self) -> tuple[str, ...]:
-        """Texts for the model about timers that ended with nobody to tell it."""
-        return tuple(self._announcements)
-
-    def take_announcements(self) -> list[str]:
-        """Hand the pending announcements over (to send to the model) and forget them."""
-        taken, self._announcements = self._announcements, []
-        return taken
 
     def shutdown(self) -> tuple[TimerInfo, ...]:
         """Stop every timer because the app quits; returns those that were still running.
@@ -364,9 +353,8 @@ class TimerService:
                 _log.exception("showing the notification for timer %s failed", info.id)
         self._bus.emit(TimerFired(timer=info, announced_live=live))
         if not live:
-            text = _announcement_text(info)
-            self._announcements.append(text)
-            self._bus.emit(TimerAnnouncementPending(timer=info, text=text))
+            # Nobody holds a call open for it: the core tells the model at a quiet moment.
+            self._bus.emit(AnnouncementPending(text=_announcement_text(info), source="Timer"))
 
 
 def _label_phrase(info: TimerInfo) -> str:
@@ -382,7 +370,7 @@ def _notification_text(info: TimerInfo) -> str:
 
 def _announcement_text(info: TimerInfo) -> str:
     return (
-        f"[Timer] {_label_phrase(info).capitalize()} ended at {info.ends_at:%H:%M}. "
+        f"{_label_phrase(info).capitalize()} ended at {info.ends_at:%H:%M}. "
         "Tell the person now, briefly."
     )
 
@@ -480,8 +468,8 @@ def timer_tools(service: TimerService) -> list[ToolDefinition[Any, Any]]:
         It answers at once that the timer is set. When it ends, the person gets a desktop
         notification with a sound, and you get a second response for this same call saying
         it finished: then tell the person. On models without asynchronous function calls
-        there is no second response; instead a message starting with '[Timer]' arrives at
-        the next turn: tell the person then.
+        there is no second response; instead a message '(Timer notice: ...)' arrives at the
+        next quiet moment: tell the person then.
         """
         try:
             seconds = parse_duration(args.duration)

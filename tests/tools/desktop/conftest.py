@@ -12,10 +12,10 @@ from google.genai import types
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools import ToolManager
 from sammy_desktop.tools.desktop import TimerService, desktop_tools
+from tests.helpers.clock import ManualScheduler
 from tests.tools.conftest import FIXED_NOW, ManagerFactory
 from tests.tools.desktop.fakes import (
     FakeClipboard,
-    ManualScheduler,
     RecordingLauncher,
     RecordingNotifier,
 )

@@ -7,9 +7,7 @@ QProcess) and records what the tools asked of it.
 from __future__ import annotations
 
 import asyncio
-import heapq
-import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from google.genai import types
@@ -59,45 +57,6 @@ class RecordingLauncher:
         if self.error is not None:
             raise self.error
         self.launched.append(list(argv))
-
-
-class _Handle:
-    def __init__(self) -> None:
-        self.cancelled = False
-
-    def cancel(self) -> None:
-        self.cancelled = True
-
-
-class ManualScheduler:
-    """A clock that moves only when the test calls :meth:`advance`."""
-
-    def __init__(self) -> None:
-        self._now = 0.0
-        self._order = itertools.count()
-        self._queue: list[tuple[float, int, _Handle, Callable[[], None]]] = []
-
-    def now(self) -> float:
-        return self._now
-
-    def call_later(self, delay_s: float, callback: Callable[[], None]) -> _Handle:
-        handle = _Handle()
-        heapq.heappush(self._queue, (self._now + delay_s, next(self._order), handle, callback))
-        return handle
-
-    def advance(self, seconds: float) -> None:
-        """Move the clock on, running every callback that falls due, in order."""
-        target = self._now + seconds
-        while self._queue and self._queue[0][0] <= target:
-            due, _, handle, callback = heapq.heappop(self._queue)
-            self._now = due
-            if not handle.cancelled:
-                callback()
-        self._now = target
-
-    @property
-    def pending(self) -> int:
-        return sum(1 for *_, handle, _cb in self._queue if not handle.cancelled)
 
 
 class WaitingResponder:

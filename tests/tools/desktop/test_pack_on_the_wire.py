@@ -28,9 +28,10 @@ from sammy_desktop.sim import (
 )
 from sammy_desktop.tools import ToolManager
 from sammy_desktop.tools.desktop import search_tools
+from tests.helpers.clock import ManualScheduler
 from tests.tools.conftest import ManagerFactory
 from tests.tools.desktop.conftest import ASYNC_MODEL
-from tests.tools.desktop.fakes import ManualScheduler, RecordingNotifier
+from tests.tools.desktop.fakes import RecordingNotifier
 
 WAIT_S = 10.0
 

@@ -16,20 +16,25 @@ import pytest
 from google.genai import types
 
 from sammy_desktop.eventbus import EventBus
-from sammy_desktop.tools import AgentStateSnapshot, ToolCallCancelled, ToolManager
+from sammy_desktop.tools import (
+    AgentStateSnapshot,
+    AnnouncementPending,
+    ToolCallCancelled,
+    ToolManager,
+)
 from sammy_desktop.tools.desktop import (
     Earcon,
-    TimerAnnouncementPending,
     TimerFired,
     TimerService,
     TimersRunningAtQuit,
     TimerStatus,
     parse_duration,
 )
+from tests.helpers.clock import ManualScheduler
 from tests.helpers.events import EventLog
 from tests.tools.conftest import FIXED_NOW, ManagerFactory
 from tests.tools.desktop.conftest import ASYNC_MODEL, SYNC_MODEL, Call, error, output
-from tests.tools.desktop.fakes import ManualScheduler, RecordingNotifier, WaitingResponder
+from tests.tools.desktop.fakes import RecordingNotifier, WaitingResponder
 
 WAIT_S = 5.0
 
@@ -131,8 +136,7 @@ async def test_set_timer_answers_at_once_then_again_when_it_ends(
     ]
     assert notifier.earcons == [Earcon.TIMER_DONE]
     assert events.one(TimerFired).announced_live is True
-    assert events.of(TimerAnnouncementPending) == []
-    assert timers.pending_announcements == ()
+    assert events.of(AnnouncementPending) == []
 
 
 async def test_a_timer_ending_mid_sentence_waits_for_the_pause(
@@ -166,10 +170,9 @@ async def test_timer_outlives_its_call_and_announces_at_the_next_turn(
     assert len(responder.responses) == 1  # nothing more for the cancelled call
     assert notifier.earcons == [Earcon.TIMER_DONE]
     assert events.one(TimerFired).announced_live is False
-    pending = events.one(TimerAnnouncementPending)
-    assert pending.text.startswith("[Timer] The 10 minutes timer for 'check the oven' ended")
-    assert timers.take_announcements() == [pending.text]
-    assert timers.take_announcements() == []
+    pending = events.one(AnnouncementPending)
+    assert pending.source == "Timer"
+    assert pending.text.startswith("The 10 minutes timer for 'check the oven' ended")
 
 
 async def test_synchronous_only_model_gets_one_answer_and_the_fallback(
@@ -183,7 +186,7 @@ async def test_synchronous_only_model_gets_one_answer_and_the_fallback(
     [tool] = manager.declarations(SYNC_MODEL)
     declaration = next(d for d in tool.function_declarations or () if d.name == "setTimer")
     assert declaration.behavior is None
-    assert "[Timer]" in (declaration.description or "")
+    assert "(Timer notice: ...)" in (declaration.description or "")
 
     responder = WaitingResponder()
     await asyncio.wait_for(manager.handle(set_timer_call(), responder), WAIT_S)
@@ -195,7 +198,7 @@ async def test_synchronous_only_model_gets_one_answer_and_the_fallback(
     scheduler.advance(600)
     assert notifier.notifications and notifier.earcons == [Earcon.TIMER_DONE]
     assert events.one(TimerFired).announced_live is False
-    assert len(timers.take_announcements()) == 1
+    assert events.one(AnnouncementPending).source == "Timer"
 
 
 async def test_cancel_timer_closes_the_open_call_quietly(
@@ -327,7 +330,7 @@ async def test_a_broken_notifier_does_not_lose_the_announcement(
     service.start(5, "x")
     scheduler.advance(5)
     assert events.one(TimerFired).timer.status is TimerStatus.FINISHED
-    assert len(service.take_announcements()) == 1
+    assert len(events.of(AnnouncementPending)) == 1
 
 
 async def test_loop_scheduler_fires_a_real_timer(

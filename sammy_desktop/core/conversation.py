@@ -1,0 +1,359 @@
+"""Turn-taking: who speaks when, on the person's side and on the service's.
+
+:class:`Conversation` turns the person's actions (talk pressed and released, microphone
+audio, a typed message) into realtime input in the outbox, and the service's server
+content (interrupted, transcriptions, the model's audio and text, turnComplete) into turns,
+transcript lines, playback and state changes. Push-to-talk brackets each turn with
+activityStart / activityEnd; hands-free leaves turn detection to the service and follows
+its transcription and its answers. It never touches the connection itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+from sammy_desktop.config import Settings, TalkMode
+from sammy_desktop.core.events import AgentState, AnswerInterrupted, GroundingSourcesFound
+from sammy_desktop.core.grounding import GroundingReporter, GroundingSummary
+from sammy_desktop.core.live import RealtimeInput, RealtimeKind
+from sammy_desktop.core.outbox import RealtimeOutbox
+from sammy_desktop.core.ports import AudioSink, TurnAwareSink
+from sammy_desktop.core.state import AgentStateMachine
+from sammy_desktop.core.turns import TurnTracker
+from sammy_desktop.core.watchdog import ResponseWatchdog
+from sammy_desktop.eventbus import EventBus
+from sammy_desktop.live_sdk import types
+
+__all__ = ["Conversation"]
+
+_log = logging.getLogger(__name__)
+
+
+class Conversation:
+    """The person's turns and the service's answers, as transcript, playback and state.
+
+    Args:
+        bus: where transcript-level events go.
+        state: the agent's state.
+        turns: the current turn and its transcript lines.
+        sink: where the model's voice is played.
+        outbox: where realtime input waits for the sender.
+        watchdog: times the silence after the person's turn.
+        settings: the current settings (echo cancellation is read live).
+        talk_mode: push-to-talk or hands-free, to start with.
+    """
+
+    def __init__(
+        self,
+        *,
+        bus: EventBus,
+        state: AgentStateMachine,
+        turns: TurnTracker,
+        sink: AudioSink,
+        outbox: RealtimeOutbox,
+        watchdog: ResponseWatchdog,
+        settings: Callable[[], Settings],
+        talk_mode: TalkMode,
+    ) -> None:
+        self._bus = bus
+        self._state = state
+        self._turns = turns
+        self._sink = sink
+        self._outbox = outbox
+        self._watchdog = watchdog
+        self._settings = settings
+        self._talk_mode = talk_mode
+        self._talking = False  # push-to-talk held (or, hands-free, the mic is live)
+        self._mic_open = True
+        self._skip_input_transcripts = 0
+        self._grounding = GroundingReporter(self._grounded)
+
+    @property
+    def talking(self) -> bool:
+        """Push-to-talk is held."""
+        return self._talking
+
+    @property
+    def talk_mode(self) -> TalkMode:
+        """Push-to-talk or hands-free."""
+        return self._talk_mode
+
+    def reset(self) -> None:
+        """A new session: no turn, nobody talking (the talk mode stays)."""
+        self._talking = False
+        self._mic_open = True
+        self._skip_input_transcripts = 0
+        self._turns.reset()
+        self._grounding.reset()
+
+    def close(self) -> None:
+        """The session ends: an open turn keeps its lines, its answer is marked interrupted."""
+        self._turns.close_open_turn()
+        self._talking = False
+
+    def set_talk_mode(self, mode: TalkMode) -> None:
+        """Switch push-to-talk / hands-free (the setup follows on the next connection)."""
+        if self._talking:
+            self.end_talk()
+        self._talk_mode = mode
+        self._mic_open = True
+
+    # ------------------------------------------------------------------ the person
+
+    def begin_talk(self, pre_roll: bytes = b"") -> bool:
+        """The person starts speaking (see :meth:`AgentCore.begin_talk`)."""
+        if not self._state.state.is_running:
+            _log.info("begin_talk ignored in state %s", self._state.state)
+            return False
+        if self._talk_mode is TalkMode.HANDS_FREE:
+            self._mic_open = True
+            if pre_roll:
+                self._outbox.put(RealtimeInput(RealtimeKind.AUDIO, audio=pre_roll))
+            return True
+        if self._talking:
+            return True
+        self._talking = True
+        self._watchdog.cancel()
+        if self._sink.is_playing or self._state.state is AgentState.ASSISTANT_SPEAKING:
+            # The person pressed talk over the answer: silence it now, the service's
+            # "interrupted" will follow.
+            self._sink.flush()
+            self._turns.finish_assistant_line(interrupted=True)
+        self._new_turn()
+        self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_START))
+        if pre_roll:
+            self._outbox.put(RealtimeInput(RealtimeKind.AUDIO, audio=pre_roll))
+        if self._state.state.is_connected:
+            self._state.set(AgentState.USER_SPEAKING, "talk pressed")
+        return True
+
+    def end_talk(self) -> None:
+        """The person stopped speaking (see :meth:`AgentCore.end_talk`)."""
+        if self._talk_mode is TalkMode.HANDS_FREE:
+            if self._mic_open and self._state.state.is_running:
+                self._mic_open = False
+                self._outbox.put(RealtimeInput(RealtimeKind.AUDIO_STREAM_END))
+            return
+        if not self._talking:
+            return
+        self._talking = False
+        self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_END))
+        self._turns.speech_ended()
+        self._watchdog.arm()
+        # activityEnd first: the state change runs the window's reaction (labels, then a
+        # repaint), which would otherwise go before the sender puts activityEnd on the wire.
+        # The sender's wake-up is already queued; this goes after it.
+        released_in = self._state.state
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._talk_released(released_in)
+        else:
+            loop.call_soon(self._talk_released, released_in)
+
+    def _talk_released(self, released_in: AgentState) -> None:
+        """Thinking, unless talk was pressed again or the state moved on meanwhile."""
+        if not self._talking and self._state.state is released_in and released_in.is_connected:
+            self._state.set(AgentState.THINKING, "talk released")
+
+    def send_audio(self, pcm16k: bytes) -> None:
+        """Microphone audio (see :meth:`AgentCore.send_audio`)."""
+        if not pcm16k or not self._state.state.is_running:
+            return
+        if self._talk_mode is TalkMode.PUSH_TO_TALK:
+            if not self._talking:
+                return
+        else:
+            if (
+                not self._settings().echo_cancellation
+                and self._state.state is AgentState.ASSISTANT_SPEAKING
+            ):
+                return  # without echo cancellation the service would hear the answer
+            self._mic_open = True
+        self._outbox.put(RealtimeInput(RealtimeKind.AUDIO, audio=pcm16k))
+
+    def send_text(self, text: str) -> bool:
+        """A typed message, as a turn of its own (see :meth:`AgentCore.send_text`)."""
+        text = text.strip()
+        if not text or not self._state.state.is_running:
+            return False
+        if self._sink.is_playing:
+            self._sink.flush()
+            self._turns.finish_assistant_line(interrupted=True)
+        self._new_turn()
+        self._turns.set_user_line(text)
+        self._outbox.put(RealtimeInput(RealtimeKind.TEXT, text=text))
+        self._turns.speech_ended()
+        self._watchdog.arm()
+        if self._state.state.is_connected:
+            self._state.set(AgentState.THINKING, "text sent")
+        return True
+
+    def send_notice(self, text: str) -> None:
+        """Text for the model that is not the person speaking (a nudge, an announcement)."""
+        self._outbox.put(RealtimeInput(RealtimeKind.TEXT, text=text))
+
+    # ------------------------------------------------------------------ the service
+
+    def on_tool_call(self) -> None:
+        """The model called tools: it answered, and it thinks while they run."""
+        self.mark_answered()
+        self._watchdog.cancel()
+        if self._state.state in (AgentState.READY, AgentState.USER_SPEAKING) and not self._talking:
+            self._state.set(AgentState.THINKING, "running tools")
+
+    def on_server_content(self, content: types.LiveServerContent) -> None:
+        """One ``serverContent``: each of its parts in the order they take effect."""
+        if content.interrupted:
+            self._on_interrupted()
+        if content.input_transcription is not None:
+            self._on_input_transcription(content.input_transcription)
+        if content.model_turn is not None:
+            self._on_model_turn(content.model_turn)
+        if content.output_transcription is not None:
+            self.mark_answered()
+            if content.output_transcription.text:
+                self._turns.add_assistant_text(content.output_transcription.text)
+        if content.grounding_metadata is not None:
+            self._grounding.report(self._turns.turn.turn_id, content)
+        if content.generation_complete:
+            self.mark_answered(opens_turn=False)
+        if content.turn_complete:
+            self._on_turn_complete()
+
+    def on_playback_drained(self) -> None:
+        """The sink played everything queued: a completed answer has been heard."""
+        self._state.progress()
+        if self._state.state is AgentState.ASSISTANT_SPEAKING and self._turns.turn.completed:
+            self._state.set(AgentState.READY, "answer played")
+
+    def mark_answered(self, *, opens_turn: bool = True) -> None:
+        """The service did something in reply; without an open turn it starts its own."""
+        self._skip_input_transcripts = 0
+        if opens_turn and self._turns.turn.completed:
+            # The model speaks without a new request from us (hands-free after audioStreamEnd,
+            # or on its own): that is a turn of its own.
+            self._new_turn()
+        self._turns.turn.answered = True
+        self._watchdog.cancel()
+
+    def give_up_on_turn(self) -> None:
+        """The watchdog gave up: the turn ends without an answer."""
+        self._turns.turn.completed = True
+        self._turns.finish_assistant_line(interrupted=True)
+        if not self._talking:
+            self._state.set(AgentState.READY, "no response from the service")
+
+    def resting_state(self) -> AgentState:
+        """The state to show once connected, from what the conversation was doing."""
+        turn = self._turns.turn
+        if self._state.state is AgentState.ASSISTANT_SPEAKING and self._sink.is_playing:
+            return AgentState.ASSISTANT_SPEAKING  # the answer is still being heard
+        if self._talking:
+            return AgentState.USER_SPEAKING
+        if turn.awaiting_answer:
+            return AgentState.THINKING
+        return AgentState.READY
+
+    def prepare_replay(self) -> None:
+        """A connection ended while an answer was due: get ready to ask again.
+
+        What was sent after the newest handle is re-sent on the next connection, so the
+        unanswered question will be answered from the start: the half-played answer is
+        silenced and forgotten (not left as a cut-off line), and the service's second
+        transcription of the question is skipped (it is in the transcript already).
+        """
+        turn = self._turns.turn
+        if not turn.awaiting_answer or not self._outbox.has_unconfirmed:
+            return
+        self._sink.flush()
+        self._turns.forget_answer()
+        if turn.user_final and turn.user_text:
+            self._skip_input_transcripts = 1
+
+    # ------------------------------------------------------------------ parts of content
+
+    def _new_turn(self) -> None:
+        self._turns.new_turn()
+        self._watchdog.new_turn()
+
+    def _on_interrupted(self) -> None:
+        self._sink.flush()
+        self._bus.emit(AnswerInterrupted(turn_id=self._turns.turn.turn_id))
+        self._turns.finish_assistant_line(interrupted=True)
+        if self._talk_mode is TalkMode.HANDS_FREE and not self._talking:
+            self._state.set(AgentState.USER_SPEAKING, "interrupted by the person")
+
+    def _on_input_transcription(self, transcription: types.Transcription) -> None:
+        if self._skip_input_transcripts:
+            # The re-sent question transcribed a second time: it is in the transcript already.
+            if transcription.finished:
+                self._skip_input_transcripts -= 1
+            return
+        turn = self._turns.turn
+        hands_free = self._talk_mode is TalkMode.HANDS_FREE
+        if hands_free and (turn.completed or turn.user_final):
+            # The service's VAD heard a new utterance: that starts the next turn.
+            self._new_turn()
+        if transcription.text:
+            self._turns.add_user_text(transcription.text)
+            if hands_free and self._state.state is AgentState.READY:
+                self._state.set(AgentState.USER_SPEAKING, "speech heard")
+        if transcription.finished:
+            self._turns.finish_user_line()
+            if hands_free and self._turns.turn.speech_ended_at is None:
+                self._turns.speech_ended()
+                self._watchdog.arm()
+                if self._state.state is AgentState.USER_SPEAKING:
+                    self._state.set(AgentState.THINKING, "speech ended")
+
+    def _on_model_turn(self, content: types.Content) -> None:
+        for part in content.parts or ():
+            blob = part.inline_data
+            if blob is not None and blob.data and (blob.mime_type or "").startswith("audio/"):
+                self._on_model_audio(blob.data)
+            elif part.text and not part.thought:
+                # Audio-only sessions rarely send text parts; treat them like the transcript.
+                self.mark_answered()
+                self._turns.add_assistant_text(part.text)
+
+    def _on_model_audio(self, pcm24k: bytes) -> None:
+        self.mark_answered()
+        turn = self._turns.turn
+        if self._turns.first_audio():
+            if self._talk_mode is TalkMode.HANDS_FREE and turn.speech_ended_at is None:
+                # Hands-free without a finished transcription: the answer itself tells us
+                # the person had stopped.
+                turn.speech_ended_at = turn.first_audio_at
+            self._turns.finish_pending_user_line()
+        self._sink.play(pcm24k)
+        state = self._state.state
+        if state in (AgentState.READY, AgentState.THINKING) or (
+            state is AgentState.USER_SPEAKING and not self._talking
+        ):
+            self._state.set(AgentState.ASSISTANT_SPEAKING, "answer started")
+
+    def _on_turn_complete(self) -> None:
+        self.mark_answered(opens_turn=False)
+        self._watchdog.cancel()
+        self._turns.finish_pending_user_line()
+        self._turns.finish_assistant_line(interrupted=False)
+        self._turns.complete()
+        # Everything the person said before this answer has been consumed.
+        self._outbox.confirm()
+        if isinstance(self._sink, TurnAwareSink):
+            self._sink.end_of_turn()
+        if self._talking:
+            return
+        state = self._state.state
+        if state is AgentState.ASSISTANT_SPEAKING and self._sink.is_playing:
+            return  # on_playback_drained() moves on to Ready
+        if state in (AgentState.THINKING, AgentState.ASSISTANT_SPEAKING, AgentState.USER_SPEAKING):
+            self._state.set(AgentState.READY, "answer complete")
+
+    def _grounded(self, turn_id: int, summary: GroundingSummary) -> None:
+        self._bus.emit(
+            GroundingSourcesFound(turn_id=turn_id, sources=summary.sources, queries=summary.queries)
+        )
