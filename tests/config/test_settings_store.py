@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -44,12 +45,31 @@ def test_round_trip_keeps_every_field(store: SettingsStore) -> None:
     assert loaded.settings.privacy.share_platform is False
 
 
-def test_saved_file_is_plain_json_without_secrets(store: SettingsStore) -> None:
-    store.save(Settings())
-    data = json.loads(store.path.read_text(encoding="utf-8"))
+def _strings(value: object) -> list[str]:
+    """Every string in a JSON value, keys included."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (*_strings(k), *_strings(v))]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+def test_saved_file_is_plain_json_without_secrets(
+    store: SettingsStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "AIzaSyD-test-0123456789abcdefghijklmnopqrs"
+    monkeypatch.setenv("GEMINI_API_KEY", key)
+    store.save(Settings(api_base_url="https://gateway.example.org", voice="Kore"))
+    text = store.path.read_text(encoding="utf-8")
+    data = json.loads(text)
     assert data["schema_version"] == 1
     assert data["talk_mode"] == "push_to_talk"
-    assert not any("key" in name.lower() and "api" in name.lower() for name in data)
+    # What is checked is the values: the key in the environment is not in the file, and
+    # nothing in it is shaped like a Google API key, whatever its field is called.
+    assert key not in text
+    assert not [s for s in _strings(data) if re.search(r"AIza[0-9A-Za-z_\-]{30,}", s)]
 
 
 def test_save_is_atomic_and_leaves_no_temp_files(
