@@ -19,11 +19,9 @@ The modules:
 * ``stream_owner``: the stream part the capture and the playback share, over ``supervisor``
   (a stream kept alive through failures and device switches) and ``devices`` (finding them);
 * ``echo``: the WebRTC echo canceller; ``levels``, ``preroll``, ``resampling``: small pure
-  parts; ``timing``: the clock and timers every part takes (a test's own, or the loop's);
+  parts; the clock and timers every part takes are ``sammy_desktop.scheduling``'s;
 * ``events``: what this layer tells the rest of the app.
 """
-
-from typing import Final
 
 from sammy_desktop.audio.capture import AudioCapture
 from sammy_desktop.audio.devices import AudioDevice, DeviceChoice, list_devices, resolve_device
@@ -40,16 +38,8 @@ from sammy_desktop.audio.events import (
 )
 from sammy_desktop.audio.levels import SILENCE_DBFS, rms_dbfs
 from sammy_desktop.audio.playback import AudioPlayback
-from sammy_desktop.wire_audio import INPUT_RATE, OUTPUT_RATE
-
-# The wire rates (sammy_desktop.wire_audio) under the names bench/ still imports them by.
-# Not a second definition: aliases, to go once bench/ imports wire_audio itself.
-CAPTURE_RATE: Final = INPUT_RATE
-MODEL_RATE: Final = OUTPUT_RATE
 
 __all__ = [
-    "CAPTURE_RATE",
-    "MODEL_RATE",
     "SILENCE_DBFS",
     "AudioCapture",
     "AudioDevice",

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, Protocol
 
-from sammy_desktop.audio.timing import Cancellable, LoopScheduler, Scheduler
+from sammy_desktop.scheduling import Cancellable, LoopScheduler, Scheduler
 
 __all__ = ["GATE_HANGOVER_S", "GatedMicrophone", "HalfDuplexGate"]
 

@@ -25,9 +25,9 @@ from sammy_desktop.audio.duplex import HalfDuplexGate
 from sammy_desktop.audio.echo import EchoCanceller
 from sammy_desktop.audio.events import PlaybackDrained, PlaybackStarted
 from sammy_desktop.audio.playback import AudioPlayback
-from sammy_desktop.audio.timing import Scheduler
 from sammy_desktop.config.settings import Settings, TalkMode
 from sammy_desktop.eventbus import EventBus, Subscription
+from sammy_desktop.scheduling import Scheduler
 
 __all__ = ["AudioEngine"]
 

@@ -27,7 +27,7 @@ period in which a late chunk is an underrun rather than a new answer.
 No PortAudio here: the owner (:class:`~sammy_desktop.audio.playback.AudioPlayback`) calls
 :meth:`fill` from its device callback and :meth:`played` with the callback's reports, and
 turns :attr:`on_started` / :attr:`on_drained` into events. Time comes from a
-:class:`~sammy_desktop.audio.timing.Scheduler`, so the tests drive it by hand.
+:class:`~sammy_desktop.scheduling.Scheduler`, so the tests drive it by hand.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from typing import Any, Final
 import numpy as np
 
 from sammy_desktop.audio.resampling import StreamResampler
-from sammy_desktop.audio.timing import Cancellable, LoopScheduler, Scheduler
+from sammy_desktop.scheduling import Cancellable, LoopScheduler, Scheduler
 from sammy_desktop.wire_audio import OUTPUT_RATE, SAMPLE_WIDTH
 
 __all__ = ["DEFAULT_MAX_DEPTH_MS", "JitterBuffer"]

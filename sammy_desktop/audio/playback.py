@@ -39,8 +39,8 @@ from sammy_desktop.audio.levels import LevelMeter
 from sammy_desktop.audio.played import PlayedReport, PlayedReports
 from sammy_desktop.audio.standby import SpeakerStandby
 from sammy_desktop.audio.stream_owner import DeviceCallback, OpenedStream, StreamOwner
-from sammy_desktop.audio.timing import LoopScheduler
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.scheduling import LoopScheduler
 from sammy_desktop.wire_audio import OUTPUT_RATE, SAMPLE_WIDTH
 
 if TYPE_CHECKING:

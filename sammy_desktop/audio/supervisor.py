@@ -37,8 +37,8 @@ from sammy_desktop.audio.events import (
     StreamError,
     StreamRecovered,
 )
-from sammy_desktop.audio.timing import LoopScheduler, Scheduler, sleep, wait_for_event
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.scheduling import LoopScheduler, Scheduler, sleep, wait_for_event
 
 __all__ = [
     "PortAudioStream",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from sammy_desktop.audio.duplex import GATE_HANGOVER_S, HalfDuplexGate
-from tests.audio.clock import ManualScheduler
+from tests.helpers.clock import ManualScheduler
 
 
 class Microphone:

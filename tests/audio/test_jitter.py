@@ -13,7 +13,7 @@ import pytest
 
 from sammy_desktop.audio.jitter import DEFAULT_MAX_DEPTH_MS, JitterBuffer
 from sammy_desktop.wire_audio import OUTPUT_RATE, SAMPLE_WIDTH
-from tests.audio.clock import ManualScheduler
+from tests.helpers.clock import ManualScheduler
 
 BLOCK_MS = 5
 

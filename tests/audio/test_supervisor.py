@@ -16,8 +16,8 @@ from sammy_desktop.audio import AudioDevice, DeviceChoice, StreamError, StreamRe
 from sammy_desktop.audio import supervisor as supervisor_module
 from sammy_desktop.audio.supervisor import StreamSupervisor
 from sammy_desktop.eventbus import EventBus
-from tests.audio.clock import ManualScheduler
 from tests.audio.conftest import until
+from tests.helpers.clock import ManualScheduler
 from tests.helpers.events import EventLog
 
 DEVICE = AudioDevice(

@@ -30,7 +30,7 @@ def test_a_notice_waits_for_a_quiet_moment_then_goes_once() -> None:
     quiet = True
     announcer.deliver()
     assert sent == ["(Timer notice: The tea timer ended.) (Reminder notice: Back in five.)"]
-    assert announcer.pending == ()
+    assert list(announcer.pending) == []
     assert events.one(AnnouncementsDelivered) == AnnouncementsDelivered(
         texts=("The tea timer ended.", "Back in five."), sources=("Timer", "Reminder")
     )

@@ -58,7 +58,7 @@ def test_an_answer_disarms_it_and_a_new_turn_gets_its_own_nudge() -> None:
     watchdog.cancel()  # the answer began
     scheduler.advance(60)
     assert events.of(NoResponse) == []
-    assert scheduler.pending == 0
+    assert scheduler.pending == []
 
     watchdog.arm()
     scheduler.advance(10)

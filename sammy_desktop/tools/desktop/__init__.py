@@ -35,8 +35,6 @@ from sammy_desktop.tools.desktop.ports import (
     Earcon,
 )
 from sammy_desktop.tools.desktop.timers import (
-    LoopScheduler,
-    Scheduler,
     TimerService,
     parse_duration,
     timer_tools,
@@ -49,11 +47,9 @@ __all__ = [
     "ClipboardPort",
     "DesktopNotifier",
     "Earcon",
-    "LoopScheduler",
     "Note",
     "NoteHit",
     "NoteStore",
-    "Scheduler",
     "SubprocessLauncher",
     "TimerCancelled",
     "TimerFired",

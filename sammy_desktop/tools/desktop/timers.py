@@ -25,11 +25,12 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.scheduling import Cancellable, LoopScheduler, Scheduler
 from sammy_desktop.tools.capabilities import capabilities_for
 from sammy_desktop.tools.context import ToolContext, local_now
 from sammy_desktop.tools.definition import ToolDefinition, tool
@@ -52,9 +53,6 @@ __all__ = [
     "CancelTimerInput",
     "ListTimersInput",
     "ListTimersOutput",
-    "LoopScheduler",
-    "Scheduled",
-    "Scheduler",
     "SetTimerInput",
     "TimerLimitError",
     "TimerOutput",
@@ -75,40 +73,6 @@ _RECENT_KEPT = 10
 _MID_SENTENCE_STATES = frozenset({"assistant_speaking", "user_speaking"})
 
 _DURATION_EXAMPLES = ("10m", "1h30m", "90s", "00:10:00", "PT10M")
-
-
-# -- scheduling ---------------------------------------------------------------------------
-
-
-class Scheduled(Protocol):
-    """A callback waiting to run; :meth:`cancel` stops it."""
-
-    def cancel(self) -> None:
-        """Do not run the callback (harmless when it already ran)."""
-
-
-class Scheduler(Protocol):
-    """When timers end: the event loop in the app, a manual clock in tests."""
-
-    def now(self) -> float:
-        """Monotonic seconds."""
-        ...
-
-    def call_later(self, delay_s: float, callback: Callable[[], None]) -> Scheduled:
-        """Run ``callback`` on the event loop after ``delay_s`` seconds."""
-        ...
-
-
-class LoopScheduler:
-    """The running asyncio loop's clock and ``call_later``."""
-
-    def now(self) -> float:
-        """The loop's monotonic time."""
-        return asyncio.get_running_loop().time()
-
-    def call_later(self, delay_s: float, callback: Callable[[], None]) -> Scheduled:
-        """``loop.call_later``: no task, nothing to await, cancelled with the handle."""
-        return asyncio.get_running_loop().call_later(delay_s, callback)
 
 
 # -- durations ----------------------------------------------------------------------------
@@ -191,7 +155,7 @@ class TimerLimitError(RuntimeError):
 class _Timer:
     info: TimerInfo
     deadline: float
-    handle: Scheduled | None = None
+    handle: Cancellable | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
     watchers: int = 0
 
@@ -260,7 +224,7 @@ class TimerService:
             ends_at=started + timedelta(seconds=duration_s),
             status=TimerStatus.RUNNING,
         )
-        timer = _Timer(info=info, deadline=self._scheduler.now() + duration_s)
+        timer = _Timer(info=info, deadline=self._scheduler.time() + duration_s)
         timer.handle = self._scheduler.call_later(duration_s, lambda: self._fire(timer_id))
         self._running[timer_id] = timer
         self._bus.emit(TimerStarted(timer=info))
@@ -279,7 +243,7 @@ class TimerService:
         timer = self._running.get(timer_id)
         if timer is None:
             return 0.0
-        return max(0.0, timer.deadline - self._scheduler.now())
+        return max(0.0, timer.deadline - self._scheduler.time())
 
     def find(self, id_or_label: str) -> list[TimerInfo]:
         """Running timers whose id is ``id_or_label``, else whose label it is (any case)."""

@@ -319,6 +319,7 @@ async def test_quitting_reports_running_timers_and_closes_open_calls(
         timers.start(10, "late")
 
 
+@pytest.mark.logs_errors("showing the notification for timer")
 async def test_a_broken_notifier_does_not_lose_the_announcement(
     bus: EventBus, scheduler: ManualScheduler, events: EventLog
 ) -> None:
