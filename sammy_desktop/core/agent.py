@@ -157,7 +157,6 @@ class AgentCore:
             sink=sink,
             outbox=self._outbox,
             watchdog=self._watchdog,
-            settings=lambda: self._settings,
             talk_mode=settings.talk_mode,
         )
         self._setup = SessionSetup(tools, extra_tools)
@@ -323,8 +322,8 @@ class AgentCore:
         """Microphone audio (PCM16 LE mono 16 kHz); sent in order, buffered while offline.
 
         Push-to-talk: only between :meth:`begin_talk` and :meth:`end_talk`. Hands-free:
-        whenever the mic is live, except while the assistant speaks when echo cancellation
-        is switched off in the settings (it would hear itself and interrupt).
+        whenever the mic is live. Without echo cancellation the audio engine gates the
+        microphone while the answer sounds (``sammy_desktop.audio.duplex``).
         """
         self._conversation.send_audio(pcm16k)
 
@@ -364,11 +363,11 @@ class AgentCore:
     async def update_settings(self, settings: Settings) -> None:
         """Use ``settings`` from now on (the settings pane saved a new object).
 
-        Read live: echo cancellation. Tools (Google Search on or off): a context update to
-        the running session. The talk mode: as :meth:`set_talk_mode`. What only the session
-        setup carries (model, voice, language, system prompt, activity detection): a
-        reconnection that resumes the conversation at the next quiet moment. Without a
-        session, all of it simply applies at the next connection.
+        Tools (Google Search on or off): a context update to the running session. The
+        talk mode: as :meth:`set_talk_mode`. What only the session setup carries (model,
+        voice, language, system prompt, activity detection): a reconnection that resumes
+        the conversation at the next quiet moment. Without a session, all of it simply
+        applies at the next connection.
         """
         old, self._settings = self._settings, settings
         await self._reconfigurer.settings_changed(old, settings)

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 
-from sammy_desktop.config import Settings, TalkMode
+from sammy_desktop.config import TalkMode
 from sammy_desktop.core.events import AgentState, AnswerInterrupted, GroundingSourcesFound
 from sammy_desktop.core.grounding import GroundingReporter, GroundingSummary
 from sammy_desktop.core.live import RealtimeInput, RealtimeKind
@@ -41,7 +40,6 @@ class Conversation:
         sink: where the model's voice is played.
         outbox: where realtime input waits for the sender.
         watchdog: times the silence after the person's turn.
-        settings: the current settings (echo cancellation is read live).
         talk_mode: push-to-talk or hands-free, to start with.
     """
 
@@ -54,7 +52,6 @@ class Conversation:
         sink: AudioSink,
         outbox: RealtimeOutbox,
         watchdog: ResponseWatchdog,
-        settings: Callable[[], Settings],
         talk_mode: TalkMode,
     ) -> None:
         self._bus = bus
@@ -63,7 +60,6 @@ class Conversation:
         self._sink = sink
         self._outbox = outbox
         self._watchdog = watchdog
-        self._settings = settings
         self._talk_mode = talk_mode
         self._talking = False  # push-to-talk held (or, hands-free, the mic is live)
         self._mic_open = True
@@ -159,18 +155,17 @@ class Conversation:
             self._state.set(AgentState.THINKING, "talk released")
 
     def send_audio(self, pcm16k: bytes) -> None:
-        """Microphone audio (see :meth:`AgentCore.send_audio`)."""
+        """Microphone audio (see :meth:`AgentCore.send_audio`).
+
+        Whether the microphone may hear the answer (no echo cancellation) is the audio
+        engine's business (``sammy_desktop.audio.duplex``): it knows when speech sounds.
+        """
         if not pcm16k or not self._state.state.is_running:
             return
         if self._talk_mode is TalkMode.PUSH_TO_TALK:
             if not self._talking:
                 return
         else:
-            if (
-                not self._settings().echo_cancellation
-                and self._state.state is AgentState.ASSISTANT_SPEAKING
-            ):
-                return  # without echo cancellation the service would hear the answer
             self._mic_open = True
         self._outbox.put(RealtimeInput(RealtimeKind.AUDIO, audio=pcm16k))
 

@@ -232,29 +232,6 @@ async def test_typed_text_is_a_turn(core_harness: HarnessFactory) -> None:
         assert [e.data["text"] for e in texts] == ["tell me a joke"]
 
 
-async def test_hands_free_without_echo_cancellation_mutes_the_mic_while_answering(
-    core_harness: HarnessFactory,
-) -> None:
-    scenario = Scenario(
-        turns=[
-            Turn(
-                OnText(contains="story"),
-                [Tone(duration_s=5.0, transcript="A long story", realtime=True), TurnComplete()],
-            )
-        ]
-    )
-    async with core_harness(scenario, talk_mode=TalkMode.HANDS_FREE) as h:
-        h.settings.echo_cancellation = False
-        await h.ready()
-        h.core.send_text("tell me a story")
-        await h.events.wait_state(AgentState.ASSISTANT_SPEAKING)
-        h.core.send_audio(speech(0.2))  # the speaker's sound coming back into the mic
-        # Input goes out in order: once this text has arrived, the audio would have too.
-        h.core.send_text("marker")
-        await h.sim.recorder.wait_for(Received.TEXT, count=2)
-        assert h.sim.recorder.count(Received.AUDIO) == 0
-
-
 async def test_talking_while_connecting_is_kept_and_sent_once_connected(
     core_harness: HarnessFactory,
 ) -> None:
