@@ -47,6 +47,7 @@ from sammy_desktop.sim import (
     Turn,
     TurnComplete,
 )
+from sammy_desktop.wire_audio import INPUT_RATE
 
 SLOW_TOOL = "benchSlowTool"
 BENCH_API_KEY = "bench-key"
@@ -74,7 +75,7 @@ class ChunkEchoRecorder(Recorder):
             kind, connection_id=connection_id, session_id=session_id, data=data, audio=audio
         )
         if kind == "audio" and audio and self.simulator is not None:
-            echo = PcmAudio(pcm=audio, sample_rate=16_000, realtime=False)
+            echo = PcmAudio(pcm=audio, sample_rate=INPUT_RATE, realtime=False)
             task = asyncio.get_running_loop().create_task(
                 self.simulator.inject(echo, connection_id=connection_id),
                 name=f"bench-chunk-echo-{connection_id}",

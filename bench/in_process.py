@@ -51,6 +51,7 @@ from sammy_desktop.sim import (
     TurnComplete,
 )
 from sammy_desktop.tools import ToolCategory, ToolContext, ToolManager, ToolServices, tool
+from sammy_desktop.wire_audio import INPUT_RATE
 
 API_KEY = "bench-key"
 WARM_UP_ROUNDS = 2
@@ -131,7 +132,7 @@ class CountingSink:
 def speech(seconds: float, level: int = 3000) -> bytes:
     """A loud square wave at 16 kHz (speech for the simulator's purposes)."""
     period = [level] * 20 + [-level] * 20
-    count = int(16_000 * seconds)
+    count = int(INPUT_RATE * seconds)
     samples = (period * (count // len(period) + 1))[:count]
     return b"".join(s.to_bytes(2, "little", signed=True) for s in samples)
 

@@ -35,7 +35,9 @@ import sounddevice as sd
 from google import genai
 from google.genai import types
 
-SEND_RATE = 16_000
+from sammy_desktop.wire_audio import INPUT_RATE
+
+SEND_RATE = INPUT_RATE
 RECEIVE_RATE = 24_000
 CHUNK_SIZE = 1024  # frames per blocking read, as in the starter
 BLOCK_MS = 10  # the minimal client's callback period, both ways

@@ -33,8 +33,6 @@ import numpy as np
 import sounddevice as sd
 
 from sammy_desktop.audio import (
-    CAPTURE_RATE,
-    MODEL_RATE,
     AudioCapture,
     AudioEngine,
     AudioPlayback,
@@ -43,6 +41,7 @@ from sammy_desktop.audio import (
     PlaybackStarted,
 )
 from sammy_desktop.eventbus import Event, EventBus
+from sammy_desktop.wire_audio import INPUT_RATE, OUTPUT_RATE
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
@@ -110,10 +109,10 @@ async def bench_start_and_flush(rounds: int) -> dict[str, list[float]]:
     bus = EventBus()
     waiter = Waiter(bus)
     playback = AudioPlayback(bus)
-    recorder = MonitorRecorder(MODEL_RATE)
+    recorder = MonitorRecorder(OUTPUT_RATE)
     await playback.start()
     await recorder.start()
-    signal = tone(440.0, 2.0, rate=MODEL_RATE).tobytes()
+    signal = tone(440.0, 2.0, rate=OUTPUT_RATE).tobytes()
     start_ms, flush_cb_ms, flush_dac_ms, flush_rec_ms = [], [], [], []
     try:
         for _ in range(rounds):
@@ -121,19 +120,19 @@ async def bench_start_and_flush(rounds: int) -> dict[str, list[float]]:
             playback.play(signal)
             await asyncio.wait_for(started, 10)
             start_ms.append(playback.last_start_latency_s * 1000)
-            await recorder.wait_for_samples(recorder.samples_so_far + MODEL_RATE // 4, within=5)
+            await recorder.wait_for_samples(recorder.samples_so_far + OUTPUT_RATE // 4, within=5)
             flushed_at = recorder.samples_so_far
             drained = waiter.next(PlaybackDrained)
             playback.flush()
             await asyncio.wait_for(drained, 5)
-            await recorder.wait_for_samples(flushed_at + MODEL_RATE // 4, within=5)
+            await recorder.wait_for_samples(flushed_at + OUTPUT_RATE // 4, within=5)
             flush_cb_ms.append(playback.last_flush_to_silence_s * 1000)
             flush_dac_ms.append(playback.last_flush_to_dac_silence_s * 1000)
             recording = recorder.samples()
-            window = np.abs(recording[flushed_at - MODEL_RATE // 4 :].astype(np.int32))
+            window = np.abs(recording[flushed_at - OUTPUT_RATE // 4 :].astype(np.int32))
             loud = np.flatnonzero(window > 300)
-            last_loud = int(loud[-1]) + flushed_at - MODEL_RATE // 4 if len(loud) else flushed_at
-            flush_rec_ms.append((last_loud + 1 - flushed_at) / MODEL_RATE * 1000)
+            last_loud = int(loud[-1]) + flushed_at - OUTPUT_RATE // 4 if len(loud) else flushed_at
+            flush_rec_ms.append((last_loud + 1 - flushed_at) / OUTPUT_RATE * 1000)
     finally:
         await recorder.stop()
         await playback.stop()
@@ -148,12 +147,12 @@ async def bench_start_and_flush(rounds: int) -> dict[str, list[float]]:
 def bench_aec(frames: int) -> float:
     canceller = EchoCanceller()
     rng = np.random.default_rng(0)
-    render = rng.integers(-8000, 8000, MODEL_RATE // 100 * frames, dtype=np.int16)
-    capture = rng.integers(-8000, 8000, CAPTURE_RATE // 100 * frames, dtype=np.int16)
-    r, c = MODEL_RATE // 100, CAPTURE_RATE // 100
+    render = rng.integers(-8000, 8000, OUTPUT_RATE // 100 * frames, dtype=np.int16)
+    capture = rng.integers(-8000, 8000, INPUT_RATE // 100 * frames, dtype=np.int16)
+    r, c = OUTPUT_RATE // 100, INPUT_RATE // 100
     begin = time.process_time()
     for i in range(frames):
-        canceller.process_render(render[i * r : (i + 1) * r].tobytes(), MODEL_RATE, r)
+        canceller.process_render(render[i * r : (i + 1) * r].tobytes(), OUTPUT_RATE, r)
         canceller.process_capture(capture[i * c : (i + 1) * c].tobytes())
     return (time.process_time() - begin) / frames * 1e6
 
@@ -162,17 +161,17 @@ def bench_aec_listening(frames: int, *, idle_after_ms: int | None) -> float:
     """Canceller CPU per 10 ms while nothing plays, after something was played (us)."""
     canceller = EchoCanceller(idle_after_ms=idle_after_ms)
     rng = np.random.default_rng(0)
-    r, c = MODEL_RATE // 100, CAPTURE_RATE // 100
+    r, c = OUTPUT_RATE // 100, INPUT_RATE // 100
     warm = 300 + 200  # 3 s played (the filter adapts), then 2 s of silence (past idle)
     render = rng.integers(-8000, 8000, r * 300, dtype=np.int16)
     capture = rng.integers(-300, 300, c * (warm + frames), dtype=np.int16)
     for i in range(warm):
         played = render[i * r : (i + 1) * r].tobytes() if i < 300 else None
-        canceller.process_render(played, MODEL_RATE, r)
+        canceller.process_render(played, OUTPUT_RATE, r)
         canceller.process_capture(capture[i * c : (i + 1) * c].tobytes())
     begin = time.process_time()
     for i in range(warm, warm + frames):
-        canceller.process_render(None, MODEL_RATE, r)
+        canceller.process_render(None, OUTPUT_RATE, r)
         canceller.process_capture(capture[i * c : (i + 1) * c].tobytes())
     return (time.process_time() - begin) / frames * 1e6
 
@@ -191,7 +190,7 @@ async def bench_streaming_cpu(
     engine.capture.set_consumer(consume)
     await engine.start()
     await asyncio.sleep(0.5)
-    chunk = MODEL_RATE * 40 // 1000
+    chunk = OUTPUT_RATE * 40 // 1000
     wall0, cpu0 = time.monotonic(), time.process_time()
     position = 0
     # Feed speech as the Live API does (40 ms chunks, slightly faster than real time).
@@ -210,7 +209,7 @@ async def bench_streaming_cpu(
         "cpu_percent": cpu / wall * 100,
         "underruns": engine.playback.underruns,
         "overflows": engine.capture.overflows,
-        "captured_s": received / 2 / CAPTURE_RATE,
+        "captured_s": received / 2 / INPUT_RATE,
     }
 
 
@@ -223,7 +222,7 @@ async def bench_floor(seconds: float, *, speaker: bool) -> float:
     plugin and sounddevice's Python callbacks cost by themselves: no design built on
     sounddevice callbacks can go below it, whatever it does in them.
     """
-    silence = bytes(MODEL_RATE * PLAYBACK_BLOCK_MS // 1000 * 2)
+    silence = bytes(OUTPUT_RATE * PLAYBACK_BLOCK_MS // 1000 * 2)
 
     def heard(indata: object, frames: int, time_info: object, status: object) -> None:
         pass
@@ -233,8 +232,8 @@ async def bench_floor(seconds: float, *, speaker: bool) -> float:
 
     streams: list[Any] = [
         sd.RawInputStream(
-            samplerate=CAPTURE_RATE,
-            blocksize=CAPTURE_RATE // 100,
+            samplerate=INPUT_RATE,
+            blocksize=INPUT_RATE // 100,
             channels=1,
             dtype="int16",
             latency="low",
@@ -244,8 +243,8 @@ async def bench_floor(seconds: float, *, speaker: bool) -> float:
     if speaker:
         streams.append(
             sd.RawOutputStream(
-                samplerate=MODEL_RATE,
-                blocksize=MODEL_RATE * PLAYBACK_BLOCK_MS // 1000,
+                samplerate=OUTPUT_RATE,
+                blocksize=OUTPUT_RATE * PLAYBACK_BLOCK_MS // 1000,
                 channels=1,
                 dtype="int16",
                 latency=PLAYBACK_LATENCY_MS / 1000,
@@ -270,7 +269,7 @@ async def main_async(args: argparse.Namespace) -> int:
         speech = speak(
             "This is a benchmark of the audio path, speaking continuously for a while.",
             Path(tmp) / "speech.wav",
-            rate=MODEL_RATE,
+            rate=OUTPUT_RATE,
         )
     with SinkKeepAlive(MIC_FEED, SPEAKER):
         # First, while nothing else of ours has run in this process.

@@ -16,14 +16,15 @@ from PySide6.QtWidgets import QAbstractButton, QSizePolicy, QWidget
 
 __all__ = ["LevelMeter", "Spinner", "StateDot", "ToggleSwitch", "level_from_dbfs"]
 
-SILENCE_DBFS = -60.0
+METER_FLOOR_DBFS = -60.0
+"""The level the meters show as empty: quieter than this reads as no sound at all."""
 
 
 def level_from_dbfs(dbfs: float) -> float:
     """Map a level in dBFS to 0..1 for display (-60 dBFS and below is 0)."""
     if math.isnan(dbfs):
         return 0.0
-    return max(0.0, min(1.0, (dbfs - SILENCE_DBFS) / -SILENCE_DBFS))
+    return max(0.0, min(1.0, (dbfs - METER_FLOOR_DBFS) / -METER_FLOOR_DBFS))
 
 
 def _color_property(attr: str) -> Property:
