@@ -7,7 +7,10 @@ with a message saying how to run them; they are never skipped silently.
 
 from __future__ import annotations
 
+import logging
 import os
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,3 +38,36 @@ def test_output_dir() -> Path:
     root = Path(os.environ.get("SAMMY_TEST_OUTPUT", "build/test-output"))
     root.mkdir(parents=True, exist_ok=True)
     return root
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the marker that lets a test expect errors in the log."""
+    config.addinivalue_line(
+        "markers",
+        "logs_errors(*patterns): the test expects ERROR records matching these regular "
+        "expressions (any other ERROR still fails it)",
+    )
+
+
+@pytest.fixture(autouse=True)
+def _fail_on_unexpected_errors(
+    request: pytest.FixtureRequest, caplog: pytest.LogCaptureFixture
+) -> Iterator[None]:
+    """A test fails when the app logs an ERROR it did not say it expects (qutebrowser).
+
+    An error in the log is a bug or a failure the person would see; a test that provokes
+    one on purpose says so with ``@pytest.mark.logs_errors("pattern", ...)``.
+    """
+    yield
+    marker = request.node.get_closest_marker("logs_errors")
+    patterns = [re.compile(p) for p in marker.args] if marker is not None else []
+    unexpected = [
+        record
+        for when in ("setup", "call", "teardown")
+        for record in caplog.get_records(when)
+        if record.levelno >= logging.ERROR
+        and not any(p.search(record.getMessage()) for p in patterns)
+    ]
+    if unexpected:
+        lines = "\n".join(f"  {r.name}: {r.getMessage()}" for r in unexpected[:10])
+        pytest.fail(f"unexpected ERROR in the log:\n{lines}", pytrace=False)

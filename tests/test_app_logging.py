@@ -45,6 +45,7 @@ def test_key_in_message_and_arguments_is_redacted(
         assert "connecting with key" in text
 
 
+@pytest.mark.logs_errors("request failed")
 def test_key_in_exception_text_is_redacted(
     configured: tuple[io.StringIO, Path, RedactingFilter],
 ) -> None:

@@ -41,6 +41,7 @@ def test_handlers_get_their_class_and_subclasses_only() -> None:
     assert everything == [Ping(1), LoudPing(2, volume=11), Pong("x")]
 
 
+@pytest.mark.logs_errors("event listener .* failed")
 def test_a_failing_listener_is_logged_and_the_others_still_run(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

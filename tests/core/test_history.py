@@ -50,6 +50,7 @@ async def test_a_line_cut_short_by_a_crash_is_skipped(
     assert "not valid JSON" in caplog.text
 
 
+@pytest.mark.logs_errors("cannot create the history folder")
 async def test_an_unwritable_folder_does_not_stop_the_conversation(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

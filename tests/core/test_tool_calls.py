@@ -225,6 +225,7 @@ async def test_end_session_tool_closes_after_the_goodbye(core_harness: HarnessFa
         assert lines[-1]["text"] == "Goodbye!"
 
 
+@pytest.mark.logs_errors("internal error while answering tool call")
 async def test_a_call_the_tool_system_fails_on_is_answered_once_by_its_safety_net(
     core_harness: HarnessFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -161,6 +161,7 @@ async def test_a_stereo_48khz_wav_is_played_as_24khz_mono(tmp_path: Path) -> Non
     assert _dominant_hz(pcm, 24000) == pytest.approx(400, abs=3)
 
 
+@pytest.mark.logs_errors("scenario '.*' failed")
 async def test_an_unplayable_wav_closes_with_1011(tmp_path: Path) -> None:
     path = tmp_path / "eight-bit.wav"
     _write_wav(path, bytes(800), rate=8000, channels=1, width=1)

@@ -237,6 +237,7 @@ async def test_wait_for_resolves_on_the_nth_event_and_times_out_clearly() -> Non
 # ---------------------------------------------------------------- scenario failures
 
 
+@pytest.mark.logs_errors("scenario '.*' failed")
 async def test_a_failing_respond_handler_closes_with_1011() -> None:
     def broken(context: TurnContext) -> list[Respond]:
         raise RuntimeError("scenario bug")
@@ -264,6 +265,7 @@ async def test_an_async_respond_handler_is_awaited() -> None:
     assert content.output_transcription.text == "you said hi"
 
 
+@pytest.mark.logs_errors("scenario '.*' failed")
 async def test_a_frame_over_one_mebibyte_is_never_sent() -> None:
     huge = RawMessage(
         message={"serverContent": {"outputTranscription": {"text": "x" * MAX_FRAME_BYTES}}}

@@ -239,6 +239,7 @@ async def test_escalate_saves_the_record_and_opens_mailto(
     ],
     ids=["https-opened", "opener-refused", "opener-raised", "not-configured", "no-ui"],
 )
+@pytest.mark.logs_errors("opening the support channel")
 async def test_escalate_support_channel_outcomes(
     services: ToolServices,
     settings: Settings,
@@ -265,6 +266,7 @@ async def test_escalate_support_channel_outcomes(
         assert opener.opened == [support_url]  # a web page is opened as configured
 
 
+@pytest.mark.logs_errors("could not write escalation record")
 async def test_escalate_when_the_record_cannot_be_written(
     make_manager: ManagerFactory,
     responder: RecordingResponder,

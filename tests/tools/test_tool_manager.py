@@ -192,6 +192,7 @@ async def test_invalid_arguments_come_back_as_per_parameter_feedback(
     assert events.one(ToolCallFailed).kind is ToolErrorKind.INVALID_ARGUMENTS
 
 
+@pytest.mark.logs_errors("tool broken raised")
 async def test_handler_exception_tells_type_and_message_and_logs_the_traceback(
     make_manager: ManagerFactory,
     responder: RecordingResponder,
@@ -232,6 +233,7 @@ async def test_timeout_stops_the_handler_and_says_so(
     assert events.one(ToolCallFailed).kind is ToolErrorKind.TIMEOUT
 
 
+@pytest.mark.logs_errors("tool net raised")
 async def test_a_timeout_raised_by_the_handler_itself_is_a_handler_error(
     make_manager: ManagerFactory, responder: RecordingResponder, events: EventLog
 ) -> None:
@@ -246,6 +248,7 @@ async def test_a_timeout_raised_by_the_handler_itself_is_a_handler_error(
     assert "TimeoutError: upstream did not answer" in error_of(responder.by_id("1"))["problems"][0]
 
 
+@pytest.mark.logs_errors("returned output that does not fit")
 async def test_tool_reported_failure_and_bad_output(
     make_manager: ManagerFactory, responder: RecordingResponder, events: EventLog
 ) -> None:
@@ -282,6 +285,7 @@ async def test_tool_reported_failure_and_bad_output(
     assert kinds == {"1": ToolErrorKind.TOOL_FAILURE, "2": ToolErrorKind.INVALID_OUTPUT}
 
 
+@pytest.mark.logs_errors("has no id")
 async def test_a_call_without_id_is_not_run_and_not_answered(
     make_manager: ManagerFactory, responder: RecordingResponder, events: EventLog
 ) -> None:
@@ -294,6 +298,7 @@ async def test_a_call_without_id_is_not_run_and_not_answered(
     assert events.one(ToolCallFailed).kind is ToolErrorKind.MISSING_ID
 
 
+@pytest.mark.logs_errors("tool (later|loud_errors) raised")
 async def test_scheduling_follows_behavior_and_model_capabilities(
     make_manager: ManagerFactory, responder: RecordingResponder
 ) -> None:
@@ -471,6 +476,7 @@ async def delete_file(args: DeleteInput, context: ToolContext) -> EchoOutput:
     ],
     ids=["approve", "deny", "timeout", "dialog-error", "no-ui"],
 )
+@pytest.mark.logs_errors("confirmation for .* failed")
 async def test_confirmation_approve_deny_and_timeout_as_deny(
     make_manager: ManagerFactory,
     responder: RecordingResponder,
@@ -558,6 +564,7 @@ async def test_non_blocking_stream_sends_each_item_with_will_continue(
     assert events.one(ToolCallFinished).result.value == Progress(step=3, of=3)
 
 
+@pytest.mark.logs_errors("tool work raised")
 async def test_a_stream_failing_midway_ends_with_a_final_failure(
     make_manager: ManagerFactory, responder: RecordingResponder, events: EventLog
 ) -> None:
@@ -683,6 +690,7 @@ async def test_hooks_on_input_available_and_to_model_output(
     assert finished.result.display == "Echoed for the UI"
 
 
+@pytest.mark.logs_errors("to_model_output of hooked failed")
 async def test_a_broken_to_model_output_falls_back_to_the_plain_result(
     make_manager: ManagerFactory, responder: RecordingResponder
 ) -> None:
@@ -698,6 +706,7 @@ async def test_a_broken_to_model_output_falls_back_to_the_plain_result(
     assert output_of(responder.by_id("1"))["value"] == {"echoed": "plain"}
 
 
+@pytest.mark.logs_errors("sending 1 tool response")
 async def test_a_failing_respond_is_logged_not_raised(
     make_manager: ManagerFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -738,6 +747,7 @@ def test_enabled_set_from_settings_constructor_and_run_time(
         manager.set_enabled("nope", True)
 
 
+@pytest.mark.logs_errors("tool registration problem")
 def test_duplicate_names_are_refused_naming_both_sources(make_manager: ManagerFactory) -> None:
     @tool(name="endSession", description="An impostor.")
     async def impostor(args: EchoInput, context: ToolContext) -> EchoOutput:
@@ -805,6 +815,7 @@ class Fussy(BaseModel):
         return self
 
 
+@pytest.mark.logs_errors("tool fussy raised")
 async def test_a_validator_bug_is_answered_and_siblings_still_run(
     make_manager: ManagerFactory, responder: RecordingResponder, events: EventLog
 ) -> None:
@@ -821,6 +832,9 @@ async def test_a_validator_bug_is_answered_and_siblings_still_run(
     assert events.one(ToolCallFailed).kind is ToolErrorKind.HANDLER_ERROR
 
 
+@pytest.mark.logs_errors(
+    "cannot tell the current model", "internal error while answering tool call"
+)
 async def test_an_app_callable_failing_still_answers_every_call(
     bus: EventBus, services: ToolServices, responder: RecordingResponder, events: EventLog
 ) -> None:

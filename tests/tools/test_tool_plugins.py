@@ -70,6 +70,7 @@ def test_plugins_can_be_left_out(bus: EventBus, services: ToolServices) -> None:
         ("json:dumps", "failed to load: TypeError"),
     ],
 )
+@pytest.mark.logs_errors("tool registration problem")
 def test_a_broken_plugin_is_reported_and_skipped(
     make_manager: ManagerFactory, target: str, message: str
 ) -> None:
@@ -94,6 +95,7 @@ def test_a_plugin_may_return_a_list_or_a_factory(make_manager: ManagerFactory) -
     assert manager.registration_problems == ()
 
 
+@pytest.mark.logs_errors("tool registration problem")
 def test_a_plugin_tool_with_a_taken_name_is_refused_naming_both(
     make_manager: ManagerFactory,
 ) -> None:

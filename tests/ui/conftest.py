@@ -173,6 +173,7 @@ MakeSettingsWindow = Callable[..., SettingsWindow]
 @pytest.fixture
 def make_settings_window(
     qtbot: QtBot,
+    qloop: asyncio.Runner,
     settings_state: SettingsState,
     theme: ThemeController,
     tasks: UiTasks,
@@ -182,9 +183,30 @@ def make_settings_window(
 
     Keyword arguments are SettingsWindow's own (tools, controls, list_devices, ...), plus
     ``secrets`` (an environment-free store by default) and ``notes_folder``.
+
+    The window starts background work when it is built (the Account page reads the key's
+    status), so, as in the app, it is built on a running loop: a test that is not already
+    running one gets the window once that work is done.
     """
 
     def make(
+        *, secrets: SecretStore | None = None, notes_folder: Path | None = None, **options: Any
+    ) -> SettingsWindow:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            return build(secrets=secrets, notes_folder=notes_folder, **options)
+
+        async def settled() -> SettingsWindow:
+            window = build(secrets=secrets, notes_folder=notes_folder, **options)
+            await tasks.join()
+            return window
+
+        return qloop.run(settled())
+
+    def build(
         *, secrets: SecretStore | None = None, notes_folder: Path | None = None, **options: Any
     ) -> SettingsWindow:
         about = AboutInfo(

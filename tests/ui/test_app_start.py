@@ -61,6 +61,7 @@ def test_window_shows_and_quits_cleanly(qapp: QApplication, tmp_path: Path) -> N
     assert leftover[0].cancelled()
 
 
+@pytest.mark.logs_errors("the Live SDK could not be loaded")
 def test_a_broken_live_sdk_is_shown_in_the_window_not_a_crash(
     qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -232,6 +232,7 @@ def test_a_refusing_desktop_gets_a_calm_note_and_a_retry_only_when_asked(
     qloop.run(scenario())
 
 
+@pytest.mark.logs_errors("the global hotkey could not start")
 def test_a_listener_that_breaks_unexpectedly_is_a_note_too(
     qloop: asyncio.Runner, settings_state: SettingsState, tasks: UiTasks
 ) -> None:

@@ -171,6 +171,7 @@ def test_the_ring_follows_the_microphone_only_while_listening(
     assert talk.button.level > 0.0
 
 
+@pytest.mark.logs_errors("could not play the sound")
 def test_an_earcon_that_fails_does_not_stop_talking(
     make_talk: MakeTalk, agent: FakeAgent, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -6,6 +6,8 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import pytest
+
 from sammy_desktop.tools import ConfirmationResolved, ToolErrorKind, ToolManager, ToolServices
 from sammy_desktop.tools.desktop import NoteStore, notes_folder
 from tests.helpers.events import EventLog
@@ -195,6 +197,7 @@ async def test_delete_id_must_be_a_positive_number(
     assert zero["validation"]["id"]["valid"] is False
 
 
+@pytest.mark.logs_errors("the notes database .* failed")
 async def test_unwritable_notes_folder_is_a_failure_the_model_can_explain(
     make_pack_manager: ManagerFactory, call: Call, services: ToolServices
 ) -> None:
