@@ -9,7 +9,35 @@ model family, or ``"lenient"``). :func:`demo_scenario` is the honest "Offline de
 offers without an API key.
 """
 
+from sammy_desktop.sim.actions import (
+    Action,
+    CallTools,
+    CancelToolCalls,
+    Close,
+    Delay,
+    EchoAudio,
+    FunctionCallSpec,
+    GenerationComplete,
+    GoAway,
+    InputTranscription,
+    Interrupted,
+    ModelText,
+    OutputTranscription,
+    PcmAudio,
+    RawMessage,
+    Respond,
+    ResumptionUpdate,
+    Stall,
+    Tone,
+    TranscriptEntry,
+    TurnComplete,
+    TurnContext,
+    Usage,
+    WavAudio,
+)
+from sammy_desktop.sim.admission import INVALID_HANDLE_REASON, INVALID_KEY_REASON
 from sammy_desktop.sim.clock import Clock, RealClock, VirtualClock
+from sammy_desktop.sim.connection import ConnectionLimits
 from sammy_desktop.sim.demo import demo_scenario
 from sammy_desktop.sim.pcm import VadSettings
 from sammy_desktop.sim.profiles import (
@@ -25,20 +53,11 @@ from sammy_desktop.sim.profiles import (
     not_found_reason,
 )
 from sammy_desktop.sim.recorder import Received, RecordedEvent, Recorder
-from sammy_desktop.sim.scenario import (
-    Action,
-    CallTools,
-    CancelToolCalls,
-    Close,
-    Delay,
-    EchoAudio,
-    FunctionCallSpec,
-    GenerationComplete,
-    GoAway,
+from sammy_desktop.sim.scenario import Scenario, ScenarioError, Turn
+from sammy_desktop.sim.server import LiveSimulator
+from sammy_desktop.sim.session import SessionState
+from sammy_desktop.sim.triggers import (
     InputSignal,
-    InputTranscription,
-    Interrupted,
-    ModelText,
     OnActivityEnd,
     OnAny,
     OnAudioStreamEnd,
@@ -46,26 +65,9 @@ from sammy_desktop.sim.scenario import (
     OnText,
     OnTimer,
     OnToolResponse,
-    OutputTranscription,
-    PcmAudio,
-    RawMessage,
-    Respond,
-    ResumptionUpdate,
-    Scenario,
-    ScenarioError,
     SignalKind,
-    Stall,
-    Tone,
-    TranscriptEntry,
     Trigger,
-    Turn,
-    TurnComplete,
-    TurnContext,
-    Usage,
-    WavAudio,
 )
-from sammy_desktop.sim.server import INVALID_HANDLE_REASON, INVALID_KEY_REASON, LiveSimulator
-from sammy_desktop.sim.session import ConnectionLimits, SessionState
 from sammy_desktop.sim.wire import MAX_FRAME_BYTES, CloseCode
 
 __all__ = [

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sammy_desktop.sim.scenario import (
+from sammy_desktop.sim.actions import (
     Action,
     CallTools,
     Delay,
@@ -30,19 +30,20 @@ from sammy_desktop.sim.scenario import (
     FunctionCallSpec,
     GenerationComplete,
     InputTranscription,
+    OutputTranscription,
+    Respond,
+    Tone,
+    TurnComplete,
+    TurnContext,
+)
+from sammy_desktop.sim.scenario import Scenario, Turn
+from sammy_desktop.sim.triggers import (
     OnActivityEnd,
     OnAny,
     OnSpeechEnd,
     OnText,
     OnToolResponse,
-    OutputTranscription,
-    Respond,
-    Scenario,
     SignalKind,
-    Tone,
-    Turn,
-    TurnComplete,
-    TurnContext,
 )
 
 __all__ = ["DemoResponder", "demo_scenario"]

@@ -1,4 +1,4 @@
-"""The simulator's server: TLS websocket on loopback, authentication, resumption, test controls.
+"""The simulator's server: a TLS websocket on loopback, its connections and its test controls.
 
 :class:`LiveSimulator` is started with ``async with``::
 
@@ -8,58 +8,53 @@
             ...
         await sim.recorder.wait_for(Received.ACTIVITY_END)
 
-It checks what the service checks (the path by its suffix; the API key in
-``x-goog-api-key``, or ``Authorization: Token`` for ephemeral tokens), refuses what the
-service refuses with the same close codes, and hands every accepted connection to a
-:class:`~sammy_desktop.sim.session.SimulatedConnection` that plays the scenario.
+It makes a throwaway certificate authority (:mod:`sammy_desktop.sim.tls`), listens, reads
+each connection's setup and lets it in or refuses it as the service does
+(:mod:`sammy_desktop.sim.admission`), starts or resumes its session
+(:mod:`sammy_desktop.sim.resumption`), and hands it to a
+:class:`~sammy_desktop.sim.connection.SimulatedConnection` that plays the scenario. The same
+port answers the models list (:mod:`sammy_desktop.sim.models_list`). Its test controls hang
+the service, inject any action, send goAway, drop connections and expire handles at any time.
 
 How strict it is comes from its service profiles (``sammy_desktop.sim.profiles``): a strict
 profile refuses the API version ``v1``, unknown and retired models and the setup fields its
 model family refuses, with the service's close codes and wording (docs/live-service.md C1,
-C5, C6, M1-M3). The same port also answers ``GET /v1beta/models`` (and ``/v1/models``), the
-request behind ``client.aio.models.list()`` (C6).
+C5, C6, M1-M3).
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import logging
-import re
-import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, urlsplit
 
 from google.genai import types as genai_types
 from websockets.asyncio.server import ServerConnection, serve
-from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
-from websockets.http11 import Response
 
+from sammy_desktop.sim.actions import Action, GoAway
+from sammy_desktop.sim.admission import (
+    INVALID_HANDLE_REASON,
+    INVALID_KEY_REASON,
+    accepts_key,
+    api_key_of,
+    is_live_path,
+    never_answered,
+    setup_refusal,
+)
 from sammy_desktop.sim.clock import Clock, RealClock
-from sammy_desktop.sim.profiles import (
-    BAD_KEY_REASON,
-    INVALID_ARGUMENT_REASON,
-    NOT_SUPPORTED_REASON,
-    Pacing,
-    ProfileSet,
-    ServiceProfile,
-    not_found_reason,
-    resolve_profiles,
-    text_modality_reason,
-)
+from sammy_desktop.sim.connection import ConnectionLimits, SimulatedConnection
+from sammy_desktop.sim.models_list import is_models_path, models_response
+from sammy_desktop.sim.outbound import INTERNAL_ERROR_REASON, close_websocket, truncate_reason
+from sammy_desktop.sim.profiles import Pacing, ProfileSet, ServiceProfile, resolve_profiles
 from sammy_desktop.sim.recorder import Received, Recorder
-from sammy_desktop.sim.scenario import Action, GoAway, Scenario
-from sammy_desktop.sim.session import (
-    ConnectionLimits,
-    SessionState,
-    SimulatedConnection,
-    close_websocket,
-)
+from sammy_desktop.sim.resumption import ResumptionHandles
+from sammy_desktop.sim.scenario import Scenario
+from sammy_desktop.sim.session import SessionState
 from sammy_desktop.sim.tls import ThrowawayCertificateAuthority
-from sammy_desktop.sim.wire import CloseCode, ProtocolError, Setup, parse_setup_frame
+from sammy_desktop.sim.wire import CloseCode, ProtocolError, parse_setup_frame
 
 if TYPE_CHECKING:
     import ssl
@@ -67,7 +62,7 @@ if TYPE_CHECKING:
     from types import TracebackType
 
     from websockets.asyncio.server import Server
-    from websockets.http11 import Request
+    from websockets.http11 import Request, Response
 
 __all__ = [
     "INVALID_HANDLE_REASON",
@@ -77,18 +72,6 @@ __all__ = [
 
 _log = logging.getLogger(__name__)
 
-INVALID_KEY_REASON = BAD_KEY_REASON
-INVALID_HANDLE_REASON = "Request contains an invalid argument. (session resumption handle)"
-_PATH_PREFIX = "/ws/google.ai.generativelanguage."
-_PATH_SUFFIXES = (
-    ".GenerativeService.BidiGenerateContent",
-    ".GenerativeService.BidiGenerateContentConstrained",
-)
-_VERSION_IN_PATH = re.compile(r"\.generativelanguage\.([^./]+)\.GenerativeService\.")
-_MODELS_PATH = re.compile(r"^/+(v1|v1beta|v1alpha)/+models(?:/+([^/?]+))?/*$")
-_DEFAULT_PAGE_SIZE = 50
-# Close reasons are cut to the 123 bytes a close frame can carry.
-_MAX_REASON_BYTES = 123
 _SETUP_TIMEOUT_S = 30.0
 _STOP_TIMEOUT_S = 5.0
 # The client caps incoming frames at 1 MiB; we accept bigger client frames than that
@@ -143,7 +126,6 @@ class LiveSimulator:
         self._host = host
         self._requested_port = port
         self._realtime = realtime
-        self._handle_ttl_s = handle_ttl_s
         self._limits = limits
         self.profiles: ProfileSet = resolve_profiles("lenient" if lenient else profile)
         self._pacing = pacing
@@ -159,7 +141,7 @@ class LiveSimulator:
         self._connections: dict[int, SimulatedConnection] = {}
         self._sockets: set[ServerConnection] = set()
         self._sessions: list[SessionState] = []
-        self._handles: dict[str, tuple[SessionState, float]] = {}
+        self._handles = ResumptionHandles(handle_ttl_s)
         self._running = asyncio.Event()
         self._running.set()
 
@@ -312,12 +294,12 @@ class LiveSimulator:
         """Send goAway to every open connection.
 
         The connections stay open; close them with :meth:`drop_connections`, or use
-        :class:`~sammy_desktop.sim.session.ConnectionLimits` for the service's goAway-then-close.
+        :class:`~sammy_desktop.sim.connection.ConnectionLimits` for the service's goAway-then-close.
         """
         await self.inject(GoAway(time_left_s=time_left_s))
 
     async def drop_connections(
-        self, code: int | None = CloseCode.INTERNAL, reason: str = "Internal error encountered."
+        self, code: int | None = CloseCode.INTERNAL, reason: str = INTERNAL_ERROR_REASON
     ) -> None:
         """Close every open websocket: with ``code``, or abruptly (TCP reset) when None/1006.
 
@@ -335,10 +317,11 @@ class LiveSimulator:
 
     def _check_path(self, connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
-        if _PATH_PREFIX in path and path.endswith(_PATH_SUFFIXES):
+        if is_live_path(path):
             return None
-        if _MODELS_PATH.match(path):
-            return self._serve_models(request)
+        if is_models_path(path):
+            self.recorder.record(Received.HTTP, connection_id=0, data={"path": request.path})
+            return models_response(request, self.profiles, accepts_key=self._accepts_key)
         self.recorder.record(
             Received.REFUSED,
             connection_id=0,
@@ -346,38 +329,14 @@ class LiveSimulator:
         )
         return connection.respond(404, f"Not Found: {request.path}\n")
 
-    def _key_from(self, websocket: ServerConnection) -> str:
-        headers = websocket.request.headers if websocket.request is not None else None
-        if headers is None:
-            return ""
-        key = headers.get("x-goog-api-key")
-        if key:
-            return str(key)
-        authorization = str(headers.get("authorization") or "")
-        if authorization.startswith("Token "):
-            return authorization.removeprefix("Token ")
-        return ""
-
     def issue_handle(self, state: SessionState) -> str:
         """Give out a new resumption handle for ``state``."""
-        handle = secrets.token_urlsafe(24)
-        self._handles[handle] = (state, _now())
-        return handle
-
-    def _resolve_handle(self, handle: str) -> SessionState | None:
-        entry = self._handles.get(handle)
-        if entry is None:
-            return None
-        state, issued = entry
-        if _now() - issued > self._handle_ttl_s:
-            del self._handles[handle]
-            return None
-        return state
+        return self._handles.issue(state)
 
     async def _refuse(
         self, websocket: ServerConnection, connection_id: int, code: int, reason: str
     ) -> None:
-        reason = _truncate(reason)
+        reason = truncate_reason(reason)
         _log.info("Live simulator refused connection %d: %d %s", connection_id, code, reason)
         self.recorder.record(
             Received.REFUSED, connection_id=connection_id, data={"code": code, "reason": reason}
@@ -411,19 +370,19 @@ class LiveSimulator:
         except ProtocolError as error:
             await self._refuse(websocket, connection_id, CloseCode.INVALID_ARGUMENT, str(error))
             return
-        key = self._key_from(websocket)
-        if not self._key_is_valid(key):
+        headers = websocket.request.headers if websocket.request is not None else None
+        if not self._accepts_key(api_key_of(headers)):
             # C5: a bad key is 1007 on the service (the lenient profile keeps 1008).
             code = self.profiles.profiles[0].bad_key_code
             await self._refuse(websocket, connection_id, code, INVALID_KEY_REASON)
             return
         path = websocket.request.path if websocket.request is not None else ""
-        refusal = self._setup_refusal(setup, path)
+        refusal = setup_refusal(setup, path, self.profiles)
         if isinstance(refusal, tuple):
             await self._refuse(websocket, connection_id, *refusal)
             return
         profile = refusal
-        if any(rule.matches(setup.raw) for rule in profile.unanswered_setup_fields):
+        if never_answered(setup, profile):
             # M3: on 3.1 "the server never sends setupComplete" for these fields.
             self.recorder.record(Received.SETUP, connection_id=connection_id, data=dict(setup.raw))
             self.recorder.record(
@@ -434,7 +393,7 @@ class LiveSimulator:
             await websocket.wait_closed()
             return
         if setup.resumption_handle is not None:
-            resumed = self._resolve_handle(setup.resumption_handle)
+            resumed = self._handles.resolve(setup.resumption_handle)
             if resumed is None:
                 await self._refuse(
                     websocket, connection_id, CloseCode.INVALID_ARGUMENT, INVALID_HANDLE_REASON
@@ -471,140 +430,5 @@ class LiveSimulator:
         self._connections[connection_id] = connection
         await connection.run()
 
-    def _key_is_valid(self, key: str) -> bool:
-        return bool(key) and (self._api_keys is None or key in self._api_keys)
-
-    def _setup_refusal(self, setup: Setup, path: str) -> ServiceProfile | tuple[int, str]:
-        """The profile serving this setup, or the (code, reason) the service closes with."""
-        match = _VERSION_IN_PATH.search(path)
-        version = match.group(1) if match else ""
-        profile = self.profiles.for_model(setup.model)
-        if profile is None:
-            # C6: an unknown or retired model is "not found".
-            return CloseCode.POLICY, not_found_reason(setup.model, version)
-        if not profile.serves_version(version):
-            # C1: the Live websocket is served on v1beta (and v1alpha), not v1.
-            return CloseCode.POLICY, not_found_reason(setup.model, version)
-        if any(rule.matches(setup.raw) for rule in profile.refused_setup_fields):
-            return CloseCode.INVALID_ARGUMENT, INVALID_ARGUMENT_REASON  # M3
-        if profile.audio_only and "TEXT" in setup.response_modalities:
-            # M1: "The requested combination of response modalities (TEXT) is not supported".
-            return CloseCode.INVALID_ARGUMENT, text_modality_reason(setup.response_modalities)
-        if profile.code_execution == "refused" and setup.code_execution:
-            return CloseCode.POLICY, NOT_SUPPORTED_REASON  # R11: no Live model runs code
-        if profile.refuse_additional_properties and any(
-            declaration.additional_properties for declaration in setup.declarations
-        ):
-            # T2: additionalProperties inside `parameters` is refused with 1007 on 3.x.
-            return CloseCode.INVALID_ARGUMENT, INVALID_ARGUMENT_REASON
-        return profile
-
-    # ------------------------------------------------------------ the models list (C6)
-
-    def _serve_models(self, request: Request) -> Response:
-        """``GET /{version}/models[/{id}]``, as the REST API answers ``models.list``."""
-        parts = urlsplit(request.path)
-        match = _MODELS_PATH.match(parts.path)
-        assert match is not None  # checked by the caller
-        version, model_id = match.group(1), match.group(2)
-        self.recorder.record(Received.HTTP, connection_id=0, data={"path": request.path})
-        key = str(request.headers.get("x-goog-api-key") or "")
-        if not key:
-            return _json_response(
-                403,
-                _error(
-                    403,
-                    "Method doesn't allow unregistered callers (callers without established "
-                    "identity). Please use API Key or other form of API consumer identity to "
-                    "call this API.",
-                    "PERMISSION_DENIED",
-                ),
-            )
-        if not self._key_is_valid(key):
-            body = _error(400, BAD_KEY_REASON, "INVALID_ARGUMENT")
-            body["error"]["details"] = [
-                {
-                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-                    "reason": "API_KEY_INVALID",
-                    "domain": "googleapis.com",
-                    "metadata": {"service": "generativelanguage.googleapis.com"},
-                }
-            ]
-            return _json_response(400, body)
-        entries = [_model_entry(name, profile) for name, profile in self.profiles.listed()]
-        entries.append(_NON_LIVE_MODEL)
-        if model_id is not None:
-            wanted = f"models/{model_id}"
-            for entry in entries:
-                if entry["name"] == wanted:
-                    return _json_response(200, entry)
-            message = f"{wanted} is not found for API version {version}, or is not supported"
-            return _json_response(404, _error(404, message, "NOT_FOUND"))
-        query = parse_qs(parts.query)
-        size = _int(query.get("pageSize", [""])[0]) or _DEFAULT_PAGE_SIZE
-        start = _int(query.get("pageToken", [""])[0])
-        page: dict[str, Any] = {"models": entries[start : start + size]}
-        if start + size < len(entries):
-            page["nextPageToken"] = str(start + size)
-        return _json_response(200, page)
-
-
-def _now() -> float:
-    return asyncio.get_running_loop().time()
-
-
-def _truncate(reason: str) -> str:
-    return reason.encode("utf-8")[:_MAX_REASON_BYTES].decode("utf-8", errors="ignore")
-
-
-def _int(text: str) -> int:
-    return int(text) if text.isdigit() else 0
-
-
-def _error(code: int, message: str, status: str) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, "status": status}}
-
-
-def _json_response(status: int, body: Mapping[str, Any]) -> Response:
-    payload = json.dumps(body).encode("utf-8")
-    reasons = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found"}
-    headers = Headers(
-        [
-            ("Content-Type", "application/json; charset=UTF-8"),
-            ("Content-Length", str(len(payload))),
-            ("Connection", "close"),
-        ]
-    )
-    return Response(status, reasons.get(status, ""), headers, payload)
-
-
-def _model_entry(model_id: str, profile: ServiceProfile) -> dict[str, Any]:
-    """One models.list entry; the SDK reads supportedGenerationMethods as supported_actions."""
-    return {
-        "name": f"models/{model_id}",
-        "version": profile.version,
-        "displayName": profile.display_name,
-        "description": profile.description,
-        "inputTokenLimit": profile.input_token_limit,
-        "outputTokenLimit": profile.output_token_limit,
-        "supportedGenerationMethods": ["bidiGenerateContent"],
-        "thinking": True,
-    }
-
-
-# A model a key can use that is not a Live model, so a client's filter has work to do.
-_NON_LIVE_MODEL: dict[str, Any] = {
-    "name": "models/gemini-2.5-flash",
-    "version": "001",
-    "displayName": "Gemini 2.5 Flash",
-    "description": "Not a Live model (simulated entry).",
-    "inputTokenLimit": 1_048_576,
-    "outputTokenLimit": 65_536,
-    "supportedGenerationMethods": [
-        "generateContent",
-        "countTokens",
-        "createCachedContent",
-        "batchGenerateContent",
-    ],
-    "thinking": True,
-}
+    def _accepts_key(self, key: str) -> bool:
+        return accepts_key(self._api_keys, key)
