@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from google import genai
 from google.genai import types
 from pydantic import BaseModel
 
@@ -34,6 +33,7 @@ from sammy_desktop.audio import AudioPlayback, PlaybackDrained, PlaybackStarted
 from sammy_desktop.config import AppPaths, Settings
 from sammy_desktop.core import AgentCore, AgentState, ConversationHistory
 from sammy_desktop.core.backoff import ReconnectPolicy
+from sammy_desktop.core.endpoint import make_client_factory
 from sammy_desktop.core.events import Reconnected, StateChanged, TranscriptUpdated, TurnStats
 from sammy_desktop.eventbus import Event, EventBus
 from sammy_desktop.sim import (
@@ -150,13 +150,14 @@ def _core(
     history = ConversationHistory(paths.history_dir)
     services = ToolServices(paths=paths, settings=lambda: settings, transcript=history.transcript)
     tools = ToolManager(bus, services, load_entry_points=False)
-    options = sim.http_options()
     core = AgentCore(
         bus=bus,
         settings=settings,
         tools=tools,
         sink=sink,
-        client_factory=lambda: genai.Client(api_key=API_KEY, http_options=options),
+        client_factory=make_client_factory(
+            lambda: API_KEY, base_url=sim.base_url, ssl_context=sim.ssl_context
+        ),
         history=history,
         reconnect=reconnect,
         rng=random.Random(7),
@@ -196,7 +197,12 @@ async def app_share(rounds: int) -> ShareResult:
     playback = AudioPlayback(bus)
     sink = TimedSink(playback)
     with tempfile.TemporaryDirectory(prefix="sammy-bench-share-") as folder:
-        async with LiveSimulator(scenario, api_keys=(API_KEY,), realtime=True) as sim:
+        # The scenario times the answer itself (sent at once, then interrupted by the
+        # service): the strict profiles' pacing and playback waits (live-service.md R5, R6)
+        # move the interruption it measures from, so this row uses the lenient simulator.
+        async with LiveSimulator(
+            scenario, api_keys=(API_KEY,), realtime=True, profile="lenient"
+        ) as sim:
             core, tools = _core(bus, sim, sink, Path(folder))
             await playback.start()
             try:

@@ -41,7 +41,10 @@ SEND_RATE = INPUT_RATE
 RECEIVE_RATE = 24_000
 CHUNK_SIZE = 1024  # frames per blocking read, as in the starter
 BLOCK_MS = 10  # the minimal client's callback period, both ways
-MODEL = "gemini-2.5-flash-native-audio-preview-09-2025"
+# What the service serves (docs/live-service.md C1, C6): a starter's own defaults (API v1, a
+# retired preview) are refused at setup, so the reference uses these to compare audio paths.
+MODEL = "gemini-2.5-flash-native-audio-preview-12-2025"
+API_VERSION = "v1beta"
 
 
 class StarterStyleClient:
@@ -158,7 +161,9 @@ async def _run_callback_stream(kind: Any, rate: int, callback: Any) -> None:
 
 
 async def run(base_url: str, api_key: str, *, stream_always: bool, minimal: bool) -> None:
-    client = genai.Client(api_key=api_key, http_options=types.HttpOptions(base_url=base_url))
+    client = genai.Client(
+        api_key=api_key, http_options=types.HttpOptions(base_url=base_url, api_version=API_VERSION)
+    )
     config = types.LiveConnectConfig(
         response_modalities=[types.Modality.AUDIO],
         realtime_input_config=types.RealtimeInputConfig(

@@ -2,8 +2,9 @@
 
 :class:`Backend` is the app's one :data:`~sammy_desktop.core.ports.ClientFactory`. In live
 mode it builds a google-genai client with the key from the secret store (read at each
-connection, so a key changed in Settings is used on the next one) and the endpoint from
-``--api-base-url``, ``SAMMY_API_BASE_URL`` or the settings. In demo mode it starts the
+connection, so a key changed in Settings is used on the next one), the endpoint from
+``--api-base-url``, ``SAMMY_API_BASE_URL`` or the settings, and the API version the Live
+service needs (``v1beta``, see :mod:`sammy_desktop.core.endpoint`). In demo mode it starts the
 embedded Live-compatible simulator with its demo scenario on loopback and points the same
 real client at it over TLS: nothing else in the app knows the difference, which is the
 point of the offline demo (and it is labelled as such everywhere it shows).
@@ -17,8 +18,9 @@ from typing import TYPE_CHECKING, Final
 
 from sammy_desktop.config import Settings
 from sammy_desktop.config.secrets import SecretStore
-from sammy_desktop.core.live import FailureKind, LiveConnectionError, resolve_api_base_url
-from sammy_desktop.live_sdk import genai, types
+from sammy_desktop.core.endpoint import client_options, resolve_api_base_url, resolve_api_version
+from sammy_desktop.core.live import FailureKind, LiveConnectionError
+from sammy_desktop.live_sdk import genai
 
 if TYPE_CHECKING:
     from sammy_desktop.sim import LiveSimulator
@@ -89,8 +91,13 @@ class Backend:
             LiveConnectionError: no API key is available (kind AUTH), so the core shows
                 the "check your key" error instead of trying.
         """
+        version = resolve_api_version(self._settings())
         if self._simulator is not None:
-            return genai.Client(api_key=DEMO_API_KEY, http_options=self._simulator.http_options())
+            simulator = self._simulator
+            options = client_options(
+                base_url=simulator.base_url, api_version=version, ssl_context=simulator.ssl_context
+            )
+            return genai.Client(api_key=DEMO_API_KEY, http_options=options)
         key = self._secrets.get_api_key()
         if key is None:
             raise LiveConnectionError(
@@ -99,5 +106,5 @@ class Backend:
                 "No API key is set. Paste one in Settings > Account, or try the offline demo.",
             )
         base_url = resolve_api_base_url(self._api_base_url, self._settings())
-        options = types.HttpOptions(base_url=base_url) if base_url else None
+        options = client_options(base_url=base_url, api_version=version)
         return genai.Client(api_key=key.reveal(), http_options=options)

@@ -25,7 +25,7 @@ from sammy_desktop.config import Settings, TalkMode
 from sammy_desktop.core import AgentCore, AgentState, ConversationHistory
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools import ToolManager, ToolServices
-from sammy_desktop.tools.desktop import TimerService, desktop_tools, search_tools
+from sammy_desktop.tools.desktop import TimerService, desktop_tools, service_tools
 from sammy_desktop.wire_audio import OUTPUT_RATE, SAMPLE_WIDTH
 
 if TYPE_CHECKING:
@@ -231,7 +231,7 @@ class DesktopApp:
             sink=sink,
             client_factory=self.backend,
             history=self.history,
-            extra_tools=search_tools,
+            extra_tools=service_tools,
             before_connect=self._ready_to_connect,
         )
         self._live_sdk_loading: asyncio.Future[bool] | None = None

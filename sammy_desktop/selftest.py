@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
 from sammy_desktop import __version__
+from sammy_desktop.core.endpoint import client_options
 from sammy_desktop.wire_audio import (
     INPUT_MIME,
     INPUT_RATE,
@@ -416,7 +417,8 @@ class _EndToEnd:
         self._stack.push_async_callback(manager.aclose)
         self._tools = manager
         declarations = manager.declarations(settings.model)
-        client = genai.Client(api_key=SELF_TEST_KEY, http_options=simulator.http_options())
+        options = client_options(base_url=simulator.base_url, ssl_context=simulator.ssl_context)
+        client = genai.Client(api_key=SELF_TEST_KEY, http_options=options)
         config = types.LiveConnectConfig(
             response_modalities=[types.Modality.AUDIO],
             realtime_input_config=types.RealtimeInputConfig(

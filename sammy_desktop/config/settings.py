@@ -26,7 +26,7 @@ __all__ = [
 
 SCHEMA_VERSION: Final = 1
 
-DEFAULT_MODEL: Final = "gemini-2.5-flash-native-audio-preview-12-2025"
+DEFAULT_MODEL: Final = "gemini-3.8-live"
 
 DEFAULT_SYSTEM_PROMPT: Final = (
     "You are Sammy, a friendly voice assistant on the person's desktop computer. "
@@ -314,6 +314,13 @@ class Settings(BaseModel):
         "Google Search.",
         json_schema_extra=_section("Tools"),
     )
+    code_execution: bool = Field(
+        False,
+        title="Code execution",
+        description="Let the model run Python on Google's side for calculations. No Live model "
+        "offers it today; the switch takes effect on a model that does.",
+        json_schema_extra=_section("Tools"),
+    )
     allowed_applications: dict[str, list[str]] = Field(
         default_factory=dict,
         title="Applications the assistant may open",
@@ -349,6 +356,13 @@ class Settings(BaseModel):
         "",
         title="API endpoint",
         description="Base URL of the Live API, for proxies and gateways. Empty means Google's.",
+        json_schema_extra=_section("Account"),
+    )
+    api_version: Annotated[str, Field(pattern=r"^v[0-9]+(alpha|beta)?[0-9]*$")] = Field(
+        "v1beta",
+        title="API version",
+        description="The Live API version to connect with. Google serves Live on v1beta; "
+        "change it only for a gateway that needs another (SAMMY_API_VERSION overrides it).",
         json_schema_extra=_section("Account"),
     )
     connect_on_start: bool = Field(

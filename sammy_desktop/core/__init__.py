@@ -9,6 +9,15 @@
 
 from sammy_desktop.core.agent import DEFAULT_BUFFER_BYTES, AgentCore, WatchdogPolicy
 from sammy_desktop.core.backoff import ReconnectPolicy
+from sammy_desktop.core.endpoint import (
+    API_BASE_URL_ENV,
+    API_VERSION_ENV,
+    DEFAULT_API_VERSION,
+    client_options,
+    make_client_factory,
+    resolve_api_base_url,
+    resolve_api_version,
+)
 from sammy_desktop.core.events import (
     AgentState,
     ConnectionLost,
@@ -29,20 +38,19 @@ from sammy_desktop.core.events import (
 )
 from sammy_desktop.core.history import ConversationHistory, read_history
 from sammy_desktop.core.live import (
-    API_BASE_URL_ENV,
     FailureKind,
     LiveConnection,
     LiveConnectionError,
     RealtimeInput,
     RealtimeKind,
-    make_client_factory,
-    resolve_api_base_url,
 )
 from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner, TurnAwareSink
 from sammy_desktop.core.setup import build_live_config
 
 __all__ = [
     "API_BASE_URL_ENV",
+    "API_VERSION_ENV",
+    "DEFAULT_API_VERSION",
     "DEFAULT_BUFFER_BYTES",
     "AgentCore",
     "AgentState",
@@ -74,7 +82,9 @@ __all__ = [
     "UsageUpdated",
     "WatchdogPolicy",
     "build_live_config",
+    "client_options",
     "make_client_factory",
     "read_history",
     "resolve_api_base_url",
+    "resolve_api_version",
 ]

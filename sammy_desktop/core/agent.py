@@ -47,6 +47,7 @@ from sammy_desktop.core.events import (
 )
 from sammy_desktop.core.history import ConversationHistory
 from sammy_desktop.core.history_recorder import HistoryRecorder
+from sammy_desktop.core.live import RealtimeKind
 from sammy_desktop.core.outbox import RealtimeOutbox
 from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner
 from sammy_desktop.core.reconfigure import Reconfigurer
@@ -59,6 +60,7 @@ from sammy_desktop.core.watchdog import ResponseWatchdog, WatchdogPolicy
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.live_sdk import types
 from sammy_desktop.scheduling import Scheduler
+from sammy_desktop.tools.capabilities import capabilities_for
 from sammy_desktop.tools.context import AgentStateSnapshot
 from sammy_desktop.wire_audio import INPUT_RATE, SAMPLE_WIDTH
 
@@ -71,6 +73,10 @@ DEFAULT_BUFFER_BYTES = INPUT_RATE * SAMPLE_WIDTH * 60
 
 _WHAT_TO_DO = {
     ErrorKind.AUTH: "Check the API key in Settings > Account, then connect again.",
+    ErrorKind.MODEL: "Choose another model in Settings > Voice & language: the list there "
+    "shows the models your key can use.",
+    ErrorKind.QUOTA: "Wait a while, or check your plan and billing in Google AI Studio, then "
+    "connect again.",
     ErrorKind.CONFIGURATION: "Check the model, voice and language in Settings, and for a "
     "custom endpoint its address and certificate (SSL_CERT_FILE).",
     ErrorKind.CONNECTION: "Check the internet connection, then connect again. The "
@@ -158,6 +164,7 @@ class AgentCore:
             outbox=self._outbox,
             watchdog=self._watchdog,
             talk_mode=settings.talk_mode,
+            text_kind=self._text_kind,
         )
         self._setup = SessionSetup(tools, extra_tools)
         self._supervisor = ConnectionSupervisor(
@@ -202,10 +209,12 @@ class AgentCore:
             (
                 ("setup_complete", lambda s: _log.debug("setupComplete again: %s", s)),
                 ("session_resumption_update", self._supervisor.on_resumption_update),
+                # Before the content: usage rides in the turnComplete frame (R4) and
+                # belongs to the turn that frame completes.
+                ("usage_metadata", self._turns.add_usage),
                 ("server_content", self._conversation.on_server_content),
                 ("tool_call", self._on_tool_call),
-                ("tool_call_cancellation", self._router.handle_cancellation),
-                ("usage_metadata", self._turns.add_usage),
+                ("tool_call_cancellation", self._on_tool_call_cancellation),
                 ("go_away", self._supervisor.on_go_away),
                 ("voice_activity", lambda a: _log.debug("voice activity: %s", a)),
                 ("voice_activity_detection_signal", lambda a: _log.debug("VAD: %s", a)),
@@ -378,6 +387,30 @@ class AgentCore:
         self._conversation.on_tool_call()
         self._router.handle_call(call)
 
+    def _on_tool_call_cancellation(
+        self, cancellation: types.LiveServerToolCallCancellation
+    ) -> None:
+        self._router.handle_cancellation(cancellation)
+        self._state.progress()  # held input may go now
+
+    def _text_kind(self) -> RealtimeKind:
+        """Typed text as a ``client_content`` turn where activity detection is off (S1, S2)."""
+        if (
+            self.talk_mode is TalkMode.PUSH_TO_TALK
+            and capabilities_for(self._settings.model).client_content_turns
+        ):
+            return RealtimeKind.TEXT_TURN
+        return RealtimeKind.TEXT
+
+    async def _input_allowed(self) -> None:
+        """Wait while realtime input must be held back.
+
+        That is while a tool call is unanswered on a model that closes the connection on
+        input meanwhile (live-service.md T7).
+        """
+        if capabilities_for(self._settings.model).holds_input_during_tool_call:
+            await self._state.wait_until(lambda: not self._router.awaiting_answer())
+
     def _answer_due(self) -> bool:
         """The watchdog's question: is the model still expected to answer this turn?"""
         return (
@@ -414,6 +447,7 @@ class AgentCore:
 
     def _on_tools_settled(self) -> None:
         """The model waits for no tool answer any more."""
+        self._state.progress()
         if self._ending.requested:
             self._ending.schedule()
         elif not self._turns.turn.completed:
@@ -475,6 +509,9 @@ class _SupervisorHost:
     def is_quiet(self) -> bool:
         return self._agent._is_quiet()
 
+    async def input_allowed(self) -> None:
+        await self._agent._input_allowed()
+
     def on_message(self, message: types.LiveServerMessage) -> None:
         self._agent._dispatcher.dispatch(message)
 
@@ -499,6 +536,9 @@ class _SupervisorHost:
 
     def on_reconnecting(self, reason: str) -> None:
         self._agent._state.set(AgentState.RECONNECTING, reason)
+
+    def on_context_update_refused(self) -> None:
+        self._agent._reconfigurer.context_update_refused()
 
     async def give_up(self, kind: ErrorKind, message: str) -> None:
         await self._agent._give_up(kind, message)

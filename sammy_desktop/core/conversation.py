@@ -12,9 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from sammy_desktop.config import TalkMode
-from sammy_desktop.core.events import AgentState, AnswerInterrupted, GroundingSourcesFound
+from sammy_desktop.core.events import (
+    AgentState,
+    AnswerInterrupted,
+    CodeExecuted,
+    GroundingSourcesFound,
+)
+from sammy_desktop.core.generations import AnswerGenerations
 from sammy_desktop.core.grounding import GroundingReporter, GroundingSummary
 from sammy_desktop.core.live import RealtimeInput, RealtimeKind
 from sammy_desktop.core.outbox import RealtimeOutbox
@@ -41,6 +48,8 @@ class Conversation:
         outbox: where realtime input waits for the sender.
         watchdog: times the silence after the person's turn.
         talk_mode: push-to-talk or hands-free, to start with.
+        text_kind: how typed text goes to the service now (a ``client_content`` turn where
+            activity detection is off, realtime text where it is on).
     """
 
     def __init__(
@@ -53,6 +62,7 @@ class Conversation:
         outbox: RealtimeOutbox,
         watchdog: ResponseWatchdog,
         talk_mode: TalkMode,
+        text_kind: Callable[[], RealtimeKind] = lambda: RealtimeKind.TEXT,
     ) -> None:
         self._bus = bus
         self._state = state
@@ -61,9 +71,13 @@ class Conversation:
         self._outbox = outbox
         self._watchdog = watchdog
         self._talk_mode = talk_mode
+        self._text_kind = text_kind
         self._talking = False  # push-to-talk held (or, hands-free, the mic is live)
         self._mic_open = True
-        self._skip_input_transcripts = 0
+        # After a replay: the service transcribes the re-sent question again, late (R2), up
+        # to the turnComplete of its answer. That copy is in the transcript already.
+        self._skip_replayed_transcription = False
+        self._generations = AnswerGenerations()
         self._grounding = GroundingReporter(self._grounded)
 
     @property
@@ -80,7 +94,8 @@ class Conversation:
         """A new session: no turn, nobody talking (the talk mode stays)."""
         self._talking = False
         self._mic_open = True
-        self._skip_input_transcripts = 0
+        self._skip_replayed_transcription = False
+        self._generations.reset()
         self._turns.reset()
         self._grounding.reset()
 
@@ -112,11 +127,7 @@ class Conversation:
             return True
         self._talking = True
         self._watchdog.cancel()
-        if self._sink.is_playing or self._state.state is AgentState.ASSISTANT_SPEAKING:
-            # The person pressed talk over the answer: silence it now, the service's
-            # "interrupted" will follow.
-            self._sink.flush()
-            self._turns.finish_assistant_line(interrupted=True)
+        self._cut_in()
         self._new_turn()
         self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_START))
         if pre_roll:
@@ -174,12 +185,10 @@ class Conversation:
         text = text.strip()
         if not text or not self._state.state.is_running:
             return False
-        if self._sink.is_playing:
-            self._sink.flush()
-            self._turns.finish_assistant_line(interrupted=True)
+        self._cut_in()
         self._new_turn()
         self._turns.set_user_line(text)
-        self._outbox.put(RealtimeInput(RealtimeKind.TEXT, text=text))
+        self._outbox.put(RealtimeInput(self._text_kind(), text=text))
         self._turns.speech_ended()
         self._watchdog.arm()
         if self._state.state.is_connected:
@@ -188,12 +197,26 @@ class Conversation:
 
     def send_notice(self, text: str) -> None:
         """Text for the model that is not the person speaking (a nudge, an announcement)."""
-        self._outbox.put(RealtimeInput(RealtimeKind.TEXT, text=text))
+        self._outbox.put(RealtimeInput(self._text_kind(), text=text))
+
+    def _cut_in(self) -> None:
+        """The person starts a turn over the answer: silence it now, for good.
+
+        The service's "interrupted" follows, then (R1) the cut answer's turnComplete, which
+        must not close the new turn; what is still on its way of the old answer is dropped.
+        """
+        cut = self._generations.supersede()
+        if cut or self._sink.is_playing or self._state.state is AgentState.ASSISTANT_SPEAKING:
+            self._sink.flush()
+            self._turns.finish_assistant_line(interrupted=True)
 
     # ------------------------------------------------------------------ the service
 
     def on_tool_call(self) -> None:
-        """The model called tools: it answered, and it thinks while they run."""
+        """The model called tools: it answered, and it thinks while they run.
+
+        Run even when it may be a cut answer's: an unanswered call can hold the service.
+        """
         self.mark_answered()
         self._watchdog.cancel()
         if self._state.state in (AgentState.READY, AgentState.USER_SPEAKING) and not self._talking:
@@ -207,13 +230,14 @@ class Conversation:
             self._on_input_transcription(content.input_transcription)
         if content.model_turn is not None:
             self._on_model_turn(content.model_turn)
-        if content.output_transcription is not None:
+        if content.output_transcription is not None and self._generations.accepting:
             self.mark_answered()
             if content.output_transcription.text:
                 self._turns.add_assistant_text(content.output_transcription.text)
         if content.grounding_metadata is not None:
             self._grounding.report(self._turns.turn.turn_id, content)
-        if content.generation_complete:
+        if content.generation_complete and self._generations.accepting:
+            self._generations.generation_complete()
             self.mark_answered(opens_turn=False)
         if content.turn_complete:
             self._on_turn_complete()
@@ -226,7 +250,6 @@ class Conversation:
 
     def mark_answered(self, *, opens_turn: bool = True) -> None:
         """The service did something in reply; without an open turn it starts its own."""
-        self._skip_input_transcripts = 0
         if opens_turn and self._turns.turn.completed:
             # The model speaks without a new request from us (hands-free after audioStreamEnd,
             # or on its own): that is a turn of its own.
@@ -260,13 +283,18 @@ class Conversation:
         silenced and forgotten (not left as a cut-off line), and the service's second
         transcription of the question is skipped (it is in the transcript already).
         """
+        # A new connection starts with nothing of the service's in flight.
+        self._generations.reset()
         turn = self._turns.turn
         if not turn.awaiting_answer or not self._outbox.has_unconfirmed:
             return
         self._sink.flush()
         self._turns.forget_answer()
-        if turn.user_final and turn.user_text:
-            self._skip_input_transcripts = 1
+        if turn.user_text:
+            # What was heard of the question is its line; the service will transcribe the
+            # re-sent audio again, and that second copy is skipped until the answer begins.
+            self._turns.finish_pending_user_line()
+            self._skip_replayed_transcription = True
 
     # ------------------------------------------------------------------ parts of content
 
@@ -278,33 +306,48 @@ class Conversation:
         self._sink.flush()
         self._bus.emit(AnswerInterrupted(turn_id=self._turns.turn.turn_id))
         self._turns.finish_assistant_line(interrupted=True)
+        if self._generations.interrupted():
+            # The service stopped the current turn's answer itself (its voice detection
+            # heard the person): that turn ends here; its turnComplete that follows is the
+            # cut answer's, and the person's new words start the next turn.
+            self._watchdog.cancel()
+            self._turns.finish_pending_user_line()
+            self._turns.complete()
+            self._outbox.confirm()
+            if not self._talking and self._state.state in (
+                AgentState.THINKING,
+                AgentState.ASSISTANT_SPEAKING,
+            ):
+                self._state.set(AgentState.READY, "answer interrupted")
         if self._talk_mode is TalkMode.HANDS_FREE and not self._talking:
             self._state.set(AgentState.USER_SPEAKING, "interrupted by the person")
 
     def _on_input_transcription(self, transcription: types.Transcription) -> None:
-        if self._skip_input_transcripts:
-            # The re-sent question transcribed a second time: it is in the transcript already.
-            if transcription.finished:
-                self._skip_input_transcripts -= 1
-            return
+        if self._skip_replayed_transcription:
+            return  # the re-sent question, transcribed a second time
         turn = self._turns.turn
         hands_free = self._talk_mode is TalkMode.HANDS_FREE
         if hands_free and (turn.completed or turn.user_final):
             # The service's VAD heard a new utterance: that starts the next turn.
             self._new_turn()
+        # The person's line is collected until the turn completes: the service never marks
+        # a piece finished and sends some after the answer has begun (R2).
         if transcription.text:
             self._turns.add_user_text(transcription.text)
-            if hands_free and self._state.state is AgentState.READY:
-                self._state.set(AgentState.USER_SPEAKING, "speech heard")
-        if transcription.finished:
-            self._turns.finish_user_line()
-            if hands_free and self._turns.turn.speech_ended_at is None:
-                self._turns.speech_ended()
-                self._watchdog.arm()
-                if self._state.state is AgentState.USER_SPEAKING:
-                    self._state.set(AgentState.THINKING, "speech ended")
+            if hands_free:
+                if self._state.state is AgentState.READY:
+                    self._state.set(AgentState.USER_SPEAKING, "speech heard")
+                if not self._turns.turn.answered:
+                    # The last words heard before an answer: the silence that counts
+                    # (latency, the watchdog) starts here, finished or not.
+                    self._turns.speech_ended()
+                    self._watchdog.arm()
+        if transcription.finished and hands_free and self._state.state is AgentState.USER_SPEAKING:
+            self._state.set(AgentState.THINKING, "speech ended")  # where a service says so
 
     def _on_model_turn(self, content: types.Content) -> None:
+        if not self._generations.content():
+            return  # the rest of an answer the person cut: never played into the new turn
         for part in content.parts or ():
             blob = part.inline_data
             if blob is not None and blob.data and (blob.mime_type or "").startswith("audio/"):
@@ -313,16 +356,21 @@ class Conversation:
                 # Audio-only sessions rarely send text parts; treat them like the transcript.
                 self.mark_answered()
                 self._turns.add_assistant_text(part.text)
+            elif part.executable_code is not None or part.code_execution_result is not None:
+                self.mark_answered()
+                self._bus.emit(_code_event(self._turns.turn.turn_id, part))
 
     def _on_model_audio(self, pcm24k: bytes) -> None:
         self.mark_answered()
         turn = self._turns.turn
-        if self._turns.first_audio():
-            if self._talk_mode is TalkMode.HANDS_FREE and turn.speech_ended_at is None:
-                # Hands-free without a finished transcription: the answer itself tells us
-                # the person had stopped.
-                turn.speech_ended_at = turn.first_audio_at
-            self._turns.finish_pending_user_line()
+        if (
+            self._turns.first_audio()
+            and self._talk_mode is TalkMode.HANDS_FREE
+            and turn.speech_ended_at is None
+        ):
+            # Hands-free without any transcription: the answer itself tells us the person
+            # had stopped.
+            turn.speech_ended_at = turn.first_audio_at
         self._sink.play(pcm24k)
         state = self._state.state
         if state in (AgentState.READY, AgentState.THINKING) or (
@@ -331,6 +379,15 @@ class Conversation:
             self._state.set(AgentState.ASSISTANT_SPEAKING, "answer started")
 
     def _on_turn_complete(self) -> None:
+        if not self._generations.turn_complete():
+            _log.debug("turnComplete of the answer the person cut in on; the new turn goes on")
+            return
+        if self._talking:
+            # Push-to-talk held: the service cannot have completed a turn still being
+            # spoken; this is the end of something earlier (an answer that had not begun).
+            _log.debug("turnComplete while the person talks; the turn goes on")
+            return
+        self._skip_replayed_transcription = False
         self.mark_answered(opens_turn=False)
         self._watchdog.cancel()
         self._turns.finish_pending_user_line()
@@ -340,8 +397,6 @@ class Conversation:
         self._outbox.confirm()
         if isinstance(self._sink, TurnAwareSink):
             self._sink.end_of_turn()
-        if self._talking:
-            return
         state = self._state.state
         if state is AgentState.ASSISTANT_SPEAKING and self._sink.is_playing:
             return  # on_playback_drained() moves on to Ready
@@ -350,5 +405,31 @@ class Conversation:
 
     def _grounded(self, turn_id: int, summary: GroundingSummary) -> None:
         self._bus.emit(
-            GroundingSourcesFound(turn_id=turn_id, sources=summary.sources, queries=summary.queries)
+            GroundingSourcesFound(
+                turn_id=turn_id,
+                sources=summary.sources,
+                queries=summary.queries,
+                search_entry_point=summary.search_entry_point,
+            )
         )
+
+
+def _code_event(turn_id: int, part: types.Part) -> CodeExecuted:
+    """The ``CodeExecuted`` for an ``executableCode`` or ``codeExecutionResult`` part."""
+    if part.executable_code is not None:
+        code = part.executable_code
+        language = str(code.language.value) if code.language is not None else "PYTHON"
+        return CodeExecuted(
+            turn_id=turn_id, code=code.code or "", language=language, code_id=code.id
+        )
+    result = part.code_execution_result
+    assert result is not None
+    outcome = str(result.outcome.value) if result.outcome is not None else "OUTCOME_UNSPECIFIED"
+    return CodeExecuted(
+        turn_id=turn_id,
+        code="",
+        language="",
+        outcome=outcome,
+        output=result.output or "",
+        code_id=result.id,
+    )

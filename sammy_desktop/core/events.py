@@ -23,6 +23,7 @@ __all__ = [
     "AgentState",
     "AnnouncementsDelivered",
     "AnswerInterrupted",
+    "CodeExecuted",
     "ConnectionLost",
     "ErrorKind",
     "ErrorRaised",
@@ -97,7 +98,11 @@ class ErrorKind(enum.StrEnum):
     """Why the core stopped; decides what the UI offers the person."""
 
     AUTH = "auth"
-    """The service refused the API key (close code 1008): retrying cannot help."""
+    """The service refused the API key (or there is none): retrying cannot help."""
+    MODEL = "model"
+    """The chosen model is not available to this key on this API version."""
+    QUOTA = "quota"
+    """The key's quota is used up."""
     CONNECTION = "connection"
     """The service could not be reached or kept dropping the connection."""
     CONFIGURATION = "configuration"
@@ -264,14 +269,17 @@ class ToolsChanged(Event):
     """The set of tools the model may use changed.
 
     ``applied_live`` is True when the running session was updated in place (a context
-    update, no reconnection); False when the change waits for the next connection.
-    ``tool`` and ``tool_enabled`` name the switch that changed it, when it was one tool's.
+    update, no reconnection); ``after_this_answer`` when the running conversation takes it
+    by reconnecting quietly (resuming) at its next quiet moment; both False when the change
+    waits for the next connection. ``tool`` and ``tool_enabled`` name the switch that changed
+    it, when it was one tool's.
     """
 
     enabled: tuple[str, ...]
     applied_live: bool
     tool: str | None = None
     tool_enabled: bool | None = None
+    after_this_answer: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,12 +292,14 @@ class GroundingSourcesFound(Event):
     Attributes:
         turn_id: the turn whose answer used these sources.
         sources: the web pages, in the service's order, without duplicates.
-        queries: the searches the model ran.
+        queries: the searches the model ran: the Search Suggestions the window shows.
+        search_entry_point: the service's Search Suggestions snippet (HTML), when sent.
     """
 
     turn_id: int
     sources: tuple[GroundingSource, ...]
     queries: tuple[str, ...]
+    search_entry_point: str | None = None
 
 
 END_SESSION_DEFAULT_REASON = "the assistant ended the session"
@@ -408,3 +418,28 @@ class SettingsApplied(Event):
 
     fields: tuple[str, ...]
     applied_live: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CodeExecuted(Event):
+    """The model ran code on the service's side (``executableCode`` and its result).
+
+    Emitted for each ``executableCode`` part, then again with the outcome when its
+    ``codeExecutionResult`` arrives (same ``code_id`` when the service gives one).
+
+    Attributes:
+        turn_id: the turn the code belongs to.
+        code: the code the model wrote.
+        language: its language (``PYTHON``).
+        outcome: ``OUTCOME_OK``, ``OUTCOME_FAILED``, ``OUTCOME_DEADLINE_EXCEEDED``, or None
+            while it runs.
+        output: what it printed, or the error.
+        code_id: the service's id linking the code to its result, when it gives one.
+    """
+
+    turn_id: int
+    code: str
+    language: str
+    outcome: str | None = None
+    output: str = ""
+    code_id: str | None = None

@@ -38,11 +38,14 @@ class GroundingSummary:
 
     Attributes:
         sources: the pages, in the service's order, without duplicates.
-        queries: the web searches the model ran.
+        queries: the web searches the model ran (the Search Suggestions to show).
+        search_entry_point: the service's own Search Suggestions snippet (HTML), which the
+            terms require to be shown with a grounded answer (docs/live-service.md R10).
     """
 
     sources: tuple[GroundingSource, ...]
     queries: tuple[str, ...]
+    search_entry_point: str | None = None
 
 
 def grounding_sources(message: types.LiveServerMessage) -> GroundingSummary | None:
@@ -62,9 +65,13 @@ def grounding_sources(message: types.LiveServerMessage) -> GroundingSummary | No
         title = (web.title or web.domain or web.uri).strip()
         sources[web.uri] = GroundingSource(title=title, uri=web.uri, domain=web.domain)
     queries = tuple(query for query in metadata.web_search_queries or () if query)
-    if not sources and not queries:
+    entry = metadata.search_entry_point
+    rendered = entry.rendered_content if entry is not None else None
+    if not sources and not queries and not rendered:
         return None
-    return GroundingSummary(sources=tuple(sources.values()), queries=queries)
+    return GroundingSummary(
+        sources=tuple(sources.values()), queries=queries, search_entry_point=rendered or None
+    )
 
 
 class GroundingReporter:

@@ -52,6 +52,9 @@ class ConversationHistory:
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
         self._lines: list[TranscriptLine] = []
+        # Lines still growing, by (turn, role): the person's words are only final when the
+        # turn completes (the service transcribes late), but a tool may read them before.
+        self._partial: dict[tuple[int, str], TranscriptLine] = {}
         self._failed = False
 
     @property
@@ -60,12 +63,12 @@ class ConversationHistory:
         return self._path
 
     def transcript(self) -> list[TranscriptLine]:
-        """Every final line of the current session so far, oldest first.
+        """The conversation so far, oldest first: every final line, then those still growing.
 
         This is what ``ToolServices.transcript`` should return: ``endSession`` and
-        ``escalate`` read the conversation from here.
+        ``escalate`` read the conversation from here, in the middle of a turn.
         """
-        return list(self._lines)
+        return [*self._lines, *self._partial.values()]
 
     def transcript_text(self, max_chars: int = 6000) -> str:
         """The transcript as ``Person: ...`` / ``Assistant: ...`` lines, newest kept."""
@@ -81,6 +84,7 @@ class ConversationHistory:
         safe_id = _SAFE_ID.sub("_", session_id)[:64] or "session"
         self._path = self._dir / f"{started:%Y%m%d-%H%M%S}-{safe_id}.jsonl"
         self._lines = []
+        self._partial = {}
         self._failed = False
         try:
             await asyncio.to_thread(self._dir.mkdir, parents=True, exist_ok=True)
@@ -103,8 +107,16 @@ class ConversationHistory:
         if self._writer is None:
             return
         role: Literal["user", "assistant"] = "user" if speaker is Speaker.USER else "assistant"
+        self._partial.pop((turn_id, role), None)
         self._lines.append(TranscriptLine(role=role, text=text, at=self._clock()))
         self.record(role, text=text, turn_id=turn_id, **extra)
+
+    def note_partial(self, speaker: Speaker, text: str, turn_id: int) -> None:
+        """A line still growing: kept in memory for the tools, not written until final."""
+        if self._writer is None:
+            return
+        role: Literal["user", "assistant"] = "user" if speaker is Speaker.USER else "assistant"
+        self._partial[(turn_id, role)] = TranscriptLine(role=role, text=text, at=self._clock())
 
     def add_tool_line(self, text: str) -> None:
         """Keep a short note of a tool call in the in-memory transcript (escalations show it)."""

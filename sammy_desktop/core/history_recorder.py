@@ -20,6 +20,7 @@ from sammy_desktop.core.events import (
     END_SESSION_DEFAULT_REASON,
     AnnouncementsDelivered,
     AnswerInterrupted,
+    CodeExecuted,
     ConnectionLost,
     ErrorRaised,
     GoAwayReceived,
@@ -78,6 +79,7 @@ class HistoryRecorder:
             AnswerInterrupted: self._interrupted,
             GroundingSourcesFound: self._grounding,
             TurnStats: self._turn_stats,
+            CodeExecuted: self._code_executed,
         }
         bus.subscribe(Event, self._on_event)
 
@@ -118,6 +120,7 @@ class HistoryRecorder:
 
     def _transcript(self, event: TranscriptUpdated) -> None:
         if not event.final:
+            self._history.note_partial(event.speaker, event.text.strip(), event.turn_id)
             return
         extra = {"interrupted": True} if event.interrupted else {}
         self._history.add_line(event.speaker, event.text, event.turn_id, **extra)
@@ -220,4 +223,14 @@ class HistoryRecorder:
             tool_calls=event.tool_calls,
             reconnects=event.reconnects,
             total_tokens=event.total_tokens,
+        )
+
+    def _code_executed(self, event: CodeExecuted) -> None:
+        self._history.record(
+            "code_execution",
+            turn_id=event.turn_id,
+            code=event.code,
+            language=event.language,
+            outcome=event.outcome,
+            output=event.output,
         )

@@ -4,11 +4,12 @@
 ``connect()`` runs under a timeout because the SDK waits for ``setupComplete`` forever;
 :meth:`LiveConnection.messages` is the supervised ``while True: async for`` loop (the SDK's
 ``receive()`` ends at every turn boundary) that survives malformed frames and turns every
-close into one :class:`LiveConnectionError` with the close code; every send failure becomes
+close into one :class:`~sammy_desktop.core.failures.LiveConnectionError` (classified by code
+and reason in :mod:`sammy_desktop.core.failures`); every send failure becomes
 the same error. What to do about a lost connection is the agent core's business.
 
-:func:`resolve_api_base_url` and :func:`make_client_factory` decide where the client
-connects; what it is set up with is :mod:`sammy_desktop.core.setup`'s business.
+Where the client connects is :mod:`sammy_desktop.core.endpoint`'s business; what it is set
+up with is :mod:`sammy_desktop.core.setup`'s.
 """
 
 from __future__ import annotations
@@ -17,17 +18,15 @@ import asyncio
 import contextlib
 import enum
 import logging
-import os
 import ssl
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pydantic
 import websockets
 
-from sammy_desktop.config import Settings
-from sammy_desktop.core.ports import ClientFactory
+from sammy_desktop.core.failures import FailureKind, LiveConnectionError
 from sammy_desktop.live_sdk import errors, genai, types
 from sammy_desktop.wire_audio import INPUT_MIME
 
@@ -35,56 +34,14 @@ if TYPE_CHECKING:
     from google.genai.live import AsyncSession
 
 __all__ = [
-    "API_BASE_URL_ENV",
     "FailureKind",
     "LiveConnection",
     "LiveConnectionError",
     "RealtimeInput",
     "RealtimeKind",
-    "make_client_factory",
-    "resolve_api_base_url",
 ]
 
 _log = logging.getLogger(__name__)
-
-API_BASE_URL_ENV = "SAMMY_API_BASE_URL"
-"""Environment variable naming the Live endpoint (proxies, gateways, the simulator)."""
-
-
-class FailureKind(enum.StrEnum):
-    """How the core should react to a failed or closed connection."""
-
-    AUTH = "auth"
-    """The key was refused: stop at once, retrying cannot help."""
-    CONFIGURATION = "configuration"
-    """The setup was rejected, or the endpoint cannot be trusted: stop."""
-    TRANSIENT = "transient"
-    """Network trouble, a server restart, a timeout: reconnect with backoff."""
-
-
-class LiveConnectionError(Exception):
-    """The connection failed or closed. ``code`` is the websocket close code when known."""
-
-    def __init__(self, kind: FailureKind, code: int | None, reason: str) -> None:
-        super().__init__(f"{code} {reason}" if code is not None else reason)
-        self.kind = kind
-        self.code = code
-        self.reason = reason
-
-    @classmethod
-    def from_close(cls, code: int | None, reason: str) -> LiveConnectionError:
-        """Classify a close code: 1008 is the service refusing the key, 1007 a bad setup."""
-        if code == 1008:
-            return cls(FailureKind.AUTH, code, reason or "API key not valid")
-        if code == 1007:
-            return cls(FailureKind.CONFIGURATION, code, reason or "invalid argument")
-        return cls(FailureKind.TRANSIENT, code, reason or "connection closed")
-
-    @classmethod
-    def from_api_error(cls, exc: errors.APIError) -> LiveConnectionError:
-        """Wrap the SDK's close error (``APIError(code, reason)``)."""
-        reason = exc.details if isinstance(exc.details, str) else str(exc.message or exc)
-        return cls.from_close(exc.code, reason)
 
 
 class RealtimeKind(enum.StrEnum):
@@ -95,6 +52,9 @@ class RealtimeKind(enum.StrEnum):
     ACTIVITY_END = "activity_end"
     AUDIO_STREAM_END = "audio_stream_end"
     TEXT = "text"
+    """Bare ``realtime_input.text``: activity only while automatic activity detection is on."""
+    TEXT_TURN = "text_turn"
+    """A complete user turn of text, as ``client_content`` (docs/live-service.md S1, S2)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,58 +69,6 @@ class RealtimeInput:
     def size(self) -> int:
         """Bytes this message holds, for bounding buffers."""
         return len(self.audio) + len(self.text)
-
-
-def resolve_api_base_url(
-    explicit: str | None,
-    settings: Settings,
-    environ: Mapping[str, str] | None = None,
-) -> str | None:
-    """Where to connect: ``--api-base-url`` beats ``SAMMY_API_BASE_URL`` beats the settings.
-
-    Args:
-        explicit: the command-line value, or None when not given.
-        settings: the settings; ``api_base_url`` is used when nothing else is set.
-        environ: the environment (``os.environ`` when None).
-
-    Returns:
-        The base URL without a trailing slash, or None for Google's own endpoint.
-    """
-    env = os.environ if environ is None else environ
-    for candidate in (explicit, env.get(API_BASE_URL_ENV), settings.api_base_url):
-        if candidate and candidate.strip():
-            return candidate.strip().rstrip("/")
-    return None
-
-
-def make_client_factory(
-    api_key: Callable[[], str],
-    *,
-    base_url: str | None = None,
-    ssl_context: ssl.SSLContext | None = None,
-    api_version: str | None = None,
-) -> ClientFactory:
-    """A :data:`ClientFactory` for the real service or any compatible endpoint.
-
-    Args:
-        api_key: returns the key at connection time (so a key changed in Settings is used
-            on the next connection without rebuilding the core).
-        base_url: the endpoint; None for Google's.
-        ssl_context: trust for a private endpoint. When None the SDK builds its own, which
-            honours ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``, so a proxy with its own CA works by
-            setting that variable.
-        api_version: override the SDK's default API version.
-    """
-
-    def factory() -> genai.Client:
-        options = types.HttpOptions(
-            base_url=base_url,
-            api_version=api_version,
-            async_client_args={"ssl": ssl_context} if ssl_context is not None else None,
-        )
-        return genai.Client(api_key=api_key(), http_options=options)
-
-    return factory
 
 
 class LiveConnection:
@@ -180,6 +88,7 @@ class LiveConnection:
         self._session: AsyncSession | None = None
         self.session_id: str | None = None
         self.malformed_frames = 0
+        self.sent_context_update = False
 
     @property
     def is_open(self) -> bool:
@@ -290,6 +199,11 @@ class LiveConnection:
                     await session.send_realtime_input(audio_stream_end=True)
                 case RealtimeKind.TEXT:
                     await session.send_realtime_input(text=item.text)
+                case RealtimeKind.TEXT_TURN:
+                    await session.send_client_content(
+                        turns=types.Content(role="user", parts=[types.Part(text=item.text)]),
+                        turn_complete=True,
+                    )
 
     async def send_tool_response(self, responses: Sequence[types.FunctionResponse]) -> None:
         """Answer tool calls.
@@ -310,6 +224,7 @@ class LiveConnection:
         session = self._require_session()
         async with self._translate_send_errors():
             await session.send_context_update(tools=list(tools))
+        self.sent_context_update = True
 
     @contextlib.asynccontextmanager
     async def _translate_send_errors(self) -> AsyncIterator[None]:

@@ -1,10 +1,13 @@
 """Changing a running conversation's settings, talk mode or tools without losing it.
 
-:class:`Reconfigurer` decides, for each change, the gentlest way the service allows: read
-live (echo cancellation), sent to the running session as a context update (the tools), or
-a reconnection that resumes the conversation at the next quiet moment (what only the
-session setup carries: model, voice, language, system prompt, activity detection, talk
-mode). Without a session, everything simply applies at the next connection.
+:class:`Reconfigurer` decides, for each change, the way the service is known to take it: a
+reconnection that resumes the conversation with the new setup at the next quiet moment
+(what the session setup carries: model, voice, language, system prompt, activity detection,
+talk mode, and the tools). A mid-session ``contextUpdate`` is used for the tools only on
+models whose capability entry says it works (none is proven: docs/live-service.md S4); if
+the service closes on one, the conversation resumes with the new setup all the same and
+context updates are not tried again. Without a session, everything simply applies at the
+next connection.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from sammy_desktop.core.setup import SessionSetup
 from sammy_desktop.core.state import AgentStateMachine
 from sammy_desktop.core.supervisor import ConnectionSupervisor
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.tools.capabilities import capabilities_for
 from sammy_desktop.tools.registry import declaration_names
 
 __all__ = ["Reconfigurer"]
@@ -59,6 +63,7 @@ class Reconfigurer:
         self._setup = setup
         self._conversation = conversation
         self._supervisor = supervisor
+        self._context_updates_refused = False
 
     async def set_talk_mode(self, mode: TalkMode) -> None:
         """Push-to-talk / hands-free: the service's activity detection is in the setup."""
@@ -69,12 +74,26 @@ class Reconfigurer:
         if self._state.state.is_running:
             self._supervisor.request_reconnect("talk mode changed")
 
+    def context_update_refused(self) -> None:
+        """The service closed right after a context update: do not send another."""
+        self._context_updates_refused = True
+
+    def reset(self) -> None:
+        """A new session: context updates may be tried again where the model takes them."""
+        self._context_updates_refused = False
+
     async def set_tool_enabled(self, name: str, on: bool) -> bool:
         """Switch one tool; True when the running session took the change in place."""
         self._tools.set_enabled(name, on)
-        enabled, applied = await self._send_tools()
+        enabled, applied, later = await self._apply_tools("tools changed")
         self._bus.emit(
-            ToolsChanged(enabled=enabled, applied_live=applied, tool=name, tool_enabled=on)
+            ToolsChanged(
+                enabled=enabled,
+                applied_live=applied,
+                tool=name,
+                tool_enabled=on,
+                after_this_answer=later,
+            )
         )
         return applied
 
@@ -93,19 +112,34 @@ class Reconfigurer:
             return
         if not self._setup.extra_tools_changed(old, new):
             return
-        enabled, applied = await self._send_tools()
+        enabled, applied, later = await self._apply_tools("settings changed: tools")
         self._bus.emit(SettingsApplied(fields=("tools",), applied_live=applied))
-        self._bus.emit(ToolsChanged(enabled=enabled, applied_live=applied))
+        self._bus.emit(ToolsChanged(enabled=enabled, applied_live=applied, after_this_answer=later))
 
-    async def _send_tools(self) -> tuple[tuple[str, ...], bool]:
-        """Send the current tools to the running session; (enabled names, sent or not)."""
-        tools = self._setup.tools_for(self._settings())
-        applied = False
+    async def _apply_tools(self, reason: str) -> tuple[tuple[str, ...], bool, bool]:
+        """The current tools to the running conversation: (names, applied now, after the answer).
+
+        A context update where the model is known to take one, else (or when it cannot be
+        sent) a quiet reconnect with the new setup at the next quiet moment.
+        """
+        settings = self._settings()
+        tools = self._setup.tools_for(settings)
+        names = declaration_names(tools)
+        if not self._state.state.is_running:
+            return names, False, False
         connection = self._supervisor.connection
-        if connection is not None and connection.is_open:
+        if (
+            capabilities_for(settings.model).context_update
+            and not self._context_updates_refused
+            and connection is not None
+            and connection.is_open
+        ):
             try:
                 await connection.send_context_update(tools)
-                applied = True
             except LiveConnectionError as exc:
-                _log.info("context update not sent (%s); it applies on reconnection", exc)
-        return declaration_names(tools), applied
+                _log.info("context update not sent (%s); reconnecting instead", exc)
+            else:
+                self._setup.applied_live(settings, self._conversation.talk_mode)
+                return names, True, False
+        self._supervisor.request_reconnect(reason)
+        return names, False, True

@@ -16,6 +16,7 @@ from typing import Any
 from sammy_desktop.config import Settings, TalkMode
 from sammy_desktop.core.ports import ToolRunner
 from sammy_desktop.live_sdk import types
+from sammy_desktop.tools.capabilities import capabilities_for
 from sammy_desktop.tools.registry import declaration_names
 
 __all__ = [
@@ -80,6 +81,13 @@ def build_live_config(
             silence_duration_ms=settings.silence_duration_ms,
         )
     prompt = settings.system_prompt
+    if not capabilities_for(settings.model).honours_language_code and settings.language:
+        # Native-audio models choose the language themselves and ignore language_code
+        # (docs/live-service.md M4): the instruction is what pins it.
+        prompt = (
+            f"{prompt}\n\nSpeak in the language with the code {settings.language}, and expect "
+            "the person to speak it, unless they ask for another language."
+        ).strip()
     if earlier_conversation:
         prompt = (
             f"{prompt}\n\nThe connection was renewed in the middle of a conversation. "
@@ -159,6 +167,10 @@ class SessionSetup:
             resume_handle=resume_handle,
             earlier_conversation=earlier_conversation,
         )
+
+    def applied_live(self, settings: Settings, talk_mode: TalkMode) -> None:
+        """The running session took the current tools in place (a context update)."""
+        self._built_from = self._fingerprint(settings, talk_mode, self.tools_for(settings))
 
     def is_stale(self, settings: Settings, talk_mode: TalkMode) -> bool:
         """True when the last setup built no longer matches the settings, mode and tools."""

@@ -68,6 +68,9 @@ class SupervisorHost(Protocol):
     def is_quiet(self) -> bool:
         """Nobody speaks and nothing is pending: a reconnect now goes unnoticed."""
 
+    async def input_allowed(self) -> None:
+        """Return when realtime input may be sent (it waits while it must be held back)."""
+
     def on_message(self, message: types.LiveServerMessage) -> None:
         """One message from the service."""
 
@@ -79,6 +82,9 @@ class SupervisorHost(Protocol):
 
     def on_reconnecting(self, reason: str) -> None:
         """A reconnection after a failure is about to be tried."""
+
+    def on_context_update_refused(self) -> None:
+        """The service closed a connection that had taken a context update."""
 
     async def give_up(self, kind: ErrorKind, message: str) -> None:
         """Stop the conversation with an error for the person."""
@@ -244,46 +250,50 @@ class ConnectionSupervisor:
     async def _supervise(self) -> None:
         failures = 0
         planned = False
+        refusal_resumed = False  # one quiet resume after a mid-session refusal
         try:
             while True:
                 connection = await self._open_connection(planned, attempt=failures + 1)
                 if isinstance(connection, LiveConnectionError):
-                    error = connection
+                    error, mid_session = connection, False
                 else:
                     connected_at = self._clock()
                     try:
                         await self._run_connection(connection)
                     except LiveConnectionError as exc:
-                        error = exc
+                        error, mid_session = exc, True
                     else:
                         planned, failures = True, 0
                         continue
                     finally:
                         await self.drop_connection()
                     if self._clock() - connected_at >= self._policy.stable_after_s:
-                        failures = 0
+                        failures, refusal_resumed = 0, False
                     if self._go_away_received and error.kind is FailureKind.TRANSIENT:
                         # The service closed as announced: resume without backoff.
                         planned = True
                         continue
+                    if error.kind is FailureKind.REFUSED and not refusal_resumed:
+                        # After a good setupComplete a refusal has been seen at random
+                        # (live-service.md C5): resume once, quietly, before giving up.
+                        _log.warning("the service refused mid-session (%s); resuming", error)
+                        refusal_resumed = True
+                        if connection.sent_context_update:
+                            self._host.on_context_update_refused()
+                        planned = True
+                        continue
                     self._bus.emit(ConnectionLost(code=error.code, reason=error.reason))
                 planned = False
-                if error.kind is FailureKind.AUTH:
-                    await self._host.give_up(
-                        ErrorKind.AUTH, f"The service refused the API key: {error.reason}"
-                    )
-                    return
-                if error.kind is FailureKind.CONFIGURATION:
-                    await self._host.give_up(
-                        ErrorKind.CONFIGURATION,
-                        f"The service rejected the session setup: {error.reason}",
-                    )
+                fatal = self._explain(error, mid_session=mid_session)
+                if fatal is not None:
+                    await self._host.give_up(*fatal)
                     return
                 failures += 1
                 if failures >= self._policy.max_attempts:
                     await self._host.give_up(
                         ErrorKind.CONNECTION,
-                        f"Could not reach the assistant after {failures} attempts: {error.reason}",
+                        f"Could not reach the assistant after {failures} attempts "
+                        f"({error.reason}).",
                     )
                     return
                 delay = self._policy.delay(failures, self._rng)
@@ -305,6 +315,36 @@ class ConnectionSupervisor:
             await self._host.give_up(
                 ErrorKind.INTERNAL, "The assistant's connection manager failed."
             )
+
+    def _explain(
+        self, error: LiveConnectionError, *, mid_session: bool
+    ) -> tuple[ErrorKind, str] | None:
+        """The error to show for a failure that retrying cannot mend; None to retry.
+
+        A close with a reason is never blamed on the network nor retried six times: only
+        transient failures are (live-service.md C5).
+        """
+        reason = error.reason.rstrip(".")
+        match error.kind:
+            case FailureKind.AUTH:
+                if error.code is None and not reason.startswith("HTTP"):
+                    return ErrorKind.AUTH, error.reason  # said by the app (no key), not sent
+                return ErrorKind.AUTH, f"The service did not accept the API key ({reason})."
+            case FailureKind.MODEL:
+                return (
+                    ErrorKind.MODEL,
+                    f"The service does not offer the model “{self._host.model()}” to this key "
+                    f"({reason}).",
+                )
+            case FailureKind.QUOTA:
+                return ErrorKind.QUOTA, f"The API key's quota is used up ({reason})."
+            case FailureKind.REFUSED:
+                when = "closed the conversation" if mid_session else "refused the session setup"
+                return ErrorKind.CONFIGURATION, f"The service {when} ({reason})."
+            case FailureKind.CONFIGURATION:
+                return ErrorKind.CONFIGURATION, f"The endpoint could not be used ({reason})."
+            case FailureKind.TRANSIENT:
+                return None
 
     async def _open_connection(
         self, planned: bool, *, attempt: int
@@ -421,6 +461,9 @@ class ConnectionSupervisor:
         while True:
             item = await self._outbox.get()
             try:
+                # Checked with the item in hand: a tool call may have come in while the
+                # sender waited for something to send.
+                await self._host.input_allowed()
                 await connection.send_realtime(item)
             except BaseException:
                 # Closed, or cancelled for a reconnect: the next connection sends it.

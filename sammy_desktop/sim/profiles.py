@@ -68,11 +68,11 @@ RETIRED_MODEL_IDS: Final = frozenset(
 
 PROFILE_ENV: Final = "SAMMY_SIM_PROFILE"
 
-DEFAULT_PROFILE: str = "lenient"
-"""The profile of ``LiveSimulator(profile=None)``: the app's test fixtures use it.
+DEFAULT_PROFILE: str = "service"
+"""The profile of ``LiveSimulator(profile=None)``: strict, as the real service is.
 
-Lenient until the app connects on v1beta and declares with ``parameters`` (issue 16); changing
-this one line to ``"service"`` turns every fixture that does not name a profile strict.
+Every app test runs against it (each connection served by the profile of the model it asks
+for). ``lenient`` is the old, forgiving simulator, for clients that want it.
 """
 
 Pacing = Literal["burst", "realtime", "fast"]

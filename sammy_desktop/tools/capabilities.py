@@ -1,12 +1,19 @@
-"""What each Gemini Live model supports, in one table.
+"""What each Gemini Live model supports, in one table (evidence: docs/live-service.md).
 
-Models differ in how they take function calls (see shared/LIVE_PROTOCOL.md): the 2.5
-native-audio previews support asynchronous (NON_BLOCKING) calls and response scheduling but
-block by default; 3.1 flash live is synchronous only and must not be sent ``behavior``; 3.8
-live is non-blocking by default, so BLOCKING must be said explicitly, and rejects
-``thinking_config`` and ``enable_affective_dialog``. A model that is not in the table is
-treated as synchronous-only: leaving ``behavior`` out is accepted everywhere, while sending
-it to a model that does not know it fails the session setup.
+Models differ in how they take function calls: the 2.5 native-audio models support
+asynchronous (NON_BLOCKING) calls and response scheduling but block by default; 3.1 flash
+live is synchronous only and must not be sent ``behavior``; 3.8 live is non-blocking by
+default, so BLOCKING must be said explicitly, and rejects ``thinking_config`` and
+``enable_affective_dialog`` (T4, M3). A model that is not in the table is treated as
+synchronous-only: leaving ``behavior`` out is accepted everywhere, while sending it to a
+model that does not know it fails the session setup.
+
+Also per family: whether a mid-session ``contextUpdate`` is known to work (no source says
+so for any model, S4: the app reconnects with the resumption handle instead), whether
+microphone input must wait while a tool call is unanswered (3.x close or cancel on it, T7),
+whether ``speech_config.language_code`` is honoured (native-audio models ignore it, M4: the
+language goes into the system instruction), and whether the ``codeExecution`` tool exists in
+Live (no current model, R11).
 """
 
 from __future__ import annotations
@@ -15,7 +22,13 @@ from dataclasses import dataclass
 
 from sammy_desktop.tools.kinds import ToolBehavior
 
-__all__ = ["MODEL_CAPABILITIES", "ModelCapabilities", "capabilities_for"]
+__all__ = [
+    "LIVE_MODELS",
+    "MODEL_CAPABILITIES",
+    "ModelCapabilities",
+    "capabilities_for",
+    "is_known_model",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +42,11 @@ class ModelCapabilities:
         default_behavior: what a declaration without ``behavior`` means for this model.
         thinking_config: accepts ``generationConfig.thinkingConfig``.
         affective_dialog: accepts ``enableAffectiveDialog``.
+        context_update: applies a mid-session ``contextUpdate`` (tools, instructions).
+        holds_input_during_tool_call: realtime input must wait while a call is unanswered.
+        honours_language_code: ``speech_config.language_code`` decides the language.
+        code_execution: the ``codeExecution`` tool works in Live.
+        client_content_turns: a typed turn sent as ``client_content`` is answered (S1).
     """
 
     family: str
@@ -36,6 +54,11 @@ class ModelCapabilities:
     default_behavior: ToolBehavior = ToolBehavior.BLOCKING
     thinking_config: bool = True
     affective_dialog: bool = False
+    context_update: bool = False
+    holds_input_during_tool_call: bool = False
+    honours_language_code: bool = False
+    code_execution: bool = False
+    client_content_turns: bool = True
 
 
 # Longest matching prefix wins; keep the more specific prefixes first for the reader.
@@ -45,19 +68,36 @@ MODEL_CAPABILITIES: tuple[ModelCapabilities, ...] = (
         async_function_calling=True,
         affective_dialog=True,
     ),
-    ModelCapabilities(family="gemini-live-2.5-flash", async_function_calling=True),
     ModelCapabilities(
-        family="gemini-2.0-flash-live", async_function_calling=False, thinking_config=False
+        family="gemini-3.1-flash-live",
+        async_function_calling=False,
+        holds_input_during_tool_call=True,  # T7: closes with 1008 otherwise
     ),
-    ModelCapabilities(family="gemini-3.1-flash-live", async_function_calling=False),
     ModelCapabilities(
         family="gemini-3.8",
         async_function_calling=True,
         default_behavior=ToolBehavior.NON_BLOCKING,
         thinking_config=False,
         affective_dialog=False,
+        # T7: new input cancels a BLOCKING call (answered by the cancellation path); the
+        # NON_BLOCKING default takes audio, so input is not held back.
     ),
 )
+
+LIVE_MODELS: tuple[str, ...] = (
+    "gemini-3.8-live",
+    "gemini-2.5-flash-native-audio-preview-12-2025",
+    "gemini-2.5-flash-native-audio-latest",
+    "gemini-3.1-flash-live-preview",
+)
+"""The Live models in service that the app knows, Google's recommended default first (C6)."""
+
+
+def is_known_model(model: str) -> bool:
+    """Whether ``model`` belongs to a family of the table (its features are known)."""
+    bare = model.strip().removeprefix("models/")
+    return any(bare.startswith(entry.family) for entry in MODEL_CAPABILITIES)
+
 
 _FALLBACK = ModelCapabilities(family="", async_function_calling=False, thinking_config=False)
 

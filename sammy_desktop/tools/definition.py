@@ -27,8 +27,12 @@ from pydantic import BaseModel
 
 from sammy_desktop.tools.context import ToolContext
 from sammy_desktop.tools.kinds import ResponseScheduling, ToolBehavior, ToolCategory
+from sammy_desktop.tools.live_schema import LiveConversion, convert_model
 from sammy_desktop.tools.results import ToolResult
 from sammy_desktop.tools.schema import parameters_schema
+
+if typing.TYPE_CHECKING:
+    from google.genai import types
 
 __all__ = [
     "CallHandler",
@@ -134,6 +138,7 @@ class ToolDefinition(Generic[InT, OutT]):
                 )
         # Fail at definition time, not when the session is being set up.
         _ = self.parameters_json_schema
+        _ = self.live_conversion
 
     @cached_property
     def parameters_json_schema(self) -> dict[str, Any]:
@@ -142,6 +147,23 @@ class ToolDefinition(Generic[InT, OutT]):
             return parameters_schema(self.input_model)
         except ValueError as error:
             raise ToolDefinitionError(f"tool {self.name!r}: {error}") from error
+
+    @cached_property
+    def live_conversion(self) -> LiveConversion:
+        """The input model as the Live-safe ``parameters`` subset, with what it leaves out."""
+        try:
+            return convert_model(self.input_model)
+        except ValueError as error:
+            raise ToolDefinitionError(f"tool {self.name!r}: {error}") from error
+
+    @cached_property
+    def live_parameters(self) -> types.Schema:
+        """``FunctionDeclaration.parameters``: what the model is told about the arguments.
+
+        Declared as ``parameters`` (a ``types.Schema``), never ``parameters_json_schema``,
+        which Live models have been seen to ignore (docs/live-service.md T1).
+        """
+        return self.live_conversion.to_schema()
 
     @property
     def asks_first(self) -> bool:

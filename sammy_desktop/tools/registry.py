@@ -221,7 +221,8 @@ class ToolRegistry:
             types.FunctionDeclaration(
                 name=definition.name,
                 description=definition.description,
-                parameters_json_schema=definition.parameters_json_schema,
+                # parameters, not parameters_json_schema: docs/live-service.md T1.
+                parameters=definition.live_parameters,
                 behavior=(
                     definition.behavior.to_genai() if capabilities.async_function_calling else None
                 ),

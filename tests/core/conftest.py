@@ -18,18 +18,18 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from google import genai
 from google.genai import types
 from pydantic import BaseModel
 
 from sammy_desktop.config import AppPaths, Settings, TalkMode
 from sammy_desktop.core.agent import DEFAULT_BUFFER_BYTES, AgentCore, WatchdogPolicy
 from sammy_desktop.core.backoff import ReconnectPolicy
+from sammy_desktop.core.endpoint import DEFAULT_API_VERSION, make_client_factory
 from sammy_desktop.core.events import AgentState
 from sammy_desktop.core.history import ConversationHistory
 from sammy_desktop.core.ports import ToolRunner
 from sammy_desktop.eventbus import Event, EventBus
-from sammy_desktop.sim import LiveSimulator, Scenario
+from sammy_desktop.sim import LiveSimulator, Received, Scenario
 from sammy_desktop.tools import (
     AgentStateSnapshot,
     ToolCategory,
@@ -170,6 +170,12 @@ class Harness:
         self.core.end_talk()
 
 
+def typed_texts(sim: LiveSimulator) -> list[str]:
+    """Every text the app sent, in order: client_content turns and realtime text alike."""
+    kinds = (Received.TEXT, Received.CLIENT_CONTENT)
+    return [str(e.data["text"]) for e in sim.recorder.events() if e.kind in kinds]
+
+
 def wire_field(obj: Any, *path: str) -> Any:
     """Read a nested setup field whichever way the SDK spelled it (camelCase or snake_case)."""
     for snake in path:
@@ -198,6 +204,8 @@ def core_harness(tmp_path: Path) -> HarnessFactory:
         settings: Settings | None = None,
         extra_tools: Callable[[Settings], list[types.Tool]] | None = None,
         before_connect: Callable[[], Awaitable[None]] | None = None,
+        api_version: str = DEFAULT_API_VERSION,
+        profile: str | None = None,
     ) -> AsyncIterator[Harness]:
         bus = EventBus()
         events = EventLog(bus)
@@ -224,14 +232,18 @@ def core_harness(tmp_path: Path) -> HarnessFactory:
             state=state,
         )
         sink = FakeSink()
-        async with LiveSimulator(scenario, api_keys=(API_KEY,)) as sim:
-            options = sim.http_options()
+        async with LiveSimulator(scenario, api_keys=(API_KEY,), profile=profile) as sim:
             core = AgentCore(
                 bus=bus,
                 settings=settings,
                 tools=tools if wrap_tools is None else wrap_tools(tools),
                 sink=sink,
-                client_factory=lambda: genai.Client(api_key=api_key, http_options=options),
+                client_factory=make_client_factory(
+                    lambda: api_key,
+                    base_url=sim.base_url,
+                    ssl_context=sim.ssl_context,
+                    api_version=api_version,
+                ),
                 history=history,
                 reconnect=reconnect
                 or ReconnectPolicy(

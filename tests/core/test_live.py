@@ -8,15 +8,10 @@ import pytest
 from google.genai import errors, types
 
 from sammy_desktop.config import Settings, TalkMode, VadSensitivity
+from sammy_desktop.config.settings import DEFAULT_MODEL
 from sammy_desktop.core.backoff import ReconnectPolicy
-from sammy_desktop.core.live import (
-    API_BASE_URL_ENV,
-    FailureKind,
-    LiveConnection,
-    LiveConnectionError,
-    make_client_factory,
-    resolve_api_base_url,
-)
+from sammy_desktop.core.endpoint import API_BASE_URL_ENV, make_client_factory, resolve_api_base_url
+from sammy_desktop.core.live import FailureKind, LiveConnection, LiveConnectionError
 from sammy_desktop.core.setup import build_live_config
 from sammy_desktop.sim import LiveSimulator, Received, Scenario
 from tests.core.conftest import API_KEY
@@ -71,18 +66,31 @@ def test_earlier_conversation_goes_into_the_system_prompt() -> None:
 
 
 @pytest.mark.parametrize(
-    ("code", "kind"),
+    ("code", "reason", "kind"),
     [
-        (1008, FailureKind.AUTH),
-        (1007, FailureKind.CONFIGURATION),
-        (1011, FailureKind.TRANSIENT),
-        (1006, FailureKind.TRANSIENT),
-        (1000, FailureKind.TRANSIENT),
-        (None, FailureKind.TRANSIENT),
+        # docs/live-service.md C5: the code and the reason decide together.
+        (1007, "API key not valid. Please pass a valid API key.", FailureKind.AUTH),
+        (1008, "API key not valid", FailureKind.AUTH),  # as older servers said it
+        (
+            1008,
+            "models/gemini-3.8-live is not found for API version v1, or is not supported for "
+            "bidiGenerateContent. Call ListModels",
+            FailureKind.MODEL,
+        ),
+        (1011, "You exceeded your current quota, please check your plan", FailureKind.QUOTA),
+        (1008, "Operation is not implemented, or supported, or enabled", FailureKind.REFUSED),
+        (1007, "Request contains an invalid argument.", FailureKind.REFUSED),
+        (1011, "Internal error encountered.", FailureKind.TRANSIENT),
+        (1011, "keepalive ping timeout", FailureKind.TRANSIENT),
+        (1006, "", FailureKind.TRANSIENT),
+        (1000, "", FailureKind.TRANSIENT),
+        (None, "why", FailureKind.TRANSIENT),
     ],
 )
-def test_close_codes_are_classified(code: int | None, kind: FailureKind) -> None:
-    assert LiveConnectionError.from_close(code, "why").kind is kind
+def test_close_codes_are_classified_by_code_and_reason(
+    code: int | None, reason: str, kind: FailureKind
+) -> None:
+    assert LiveConnectionError.from_close(code, reason).kind is kind
 
 
 def test_sdk_close_error_keeps_code_and_reason() -> None:
@@ -114,7 +122,7 @@ async def test_ssl_cert_file_is_honoured_for_a_private_endpoint(
         monkeypatch.setenv("SSL_CERT_FILE", str(sim.ca_pem_path))
         factory = make_client_factory(lambda: API_KEY, base_url=sim.base_url)
         client = factory()
-        connection = LiveConnection(client, "gemini-test", connect_timeout_s=5)
+        connection = LiveConnection(client, DEFAULT_MODEL, connect_timeout_s=5)
         config = build_live_config(
             Settings(), [], talk_mode=TalkMode.PUSH_TO_TALK, resume_handle=None
         )
@@ -135,7 +143,7 @@ async def test_untrusted_endpoint_is_a_configuration_error(
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
     async with LiveSimulator(Scenario(), api_keys=(API_KEY,)) as sim:
         client = make_client_factory(lambda: API_KEY, base_url=sim.base_url)()
-        connection = LiveConnection(client, "gemini-test", connect_timeout_s=5)
+        connection = LiveConnection(client, DEFAULT_MODEL, connect_timeout_s=5)
         config = build_live_config(
             Settings(), [], talk_mode=TalkMode.PUSH_TO_TALK, resume_handle=None
         )

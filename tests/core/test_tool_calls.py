@@ -25,12 +25,12 @@ from sammy_desktop.sim import (
     InputTranscription,
     OnActivityEnd,
     OnToolResponse,
+    RawMessage,
     Received,
     Scenario,
     Tone,
     Turn,
     TurnComplete,
-    Usage,
 )
 from sammy_desktop.tools import ToolCallCancelled
 from tests.core.conftest import HarnessFactory
@@ -109,8 +109,11 @@ async def test_parallel_calls_in_one_message_do_not_block_the_receive_loop(
         # Both slow calls run at once: each sees the other running.
         await asyncio.wait_for(h.gate.all_started.wait(), 5)
         assert h.gate.max_running == 2
-        # While they hang, the receive loop still handles what the service sends.
-        await h.sim.inject(Usage(prompt_tokens=1, response_tokens=2))
+        # While they hang, the receive loop still handles what the service sends (a usage
+        # report on its own frame, as 3.1 sends one before a model turn: live-service.md R4).
+        await h.sim.inject(
+            RawMessage(message={"usageMetadata": {"promptTokenCount": 1, "responseTokenCount": 2}})
+        )
         await h.events.wait_for(UsageUpdated)
         assert {r["id"] for r in _responses(h)} <= {"c"}
         h.gate.release.set()

@@ -106,14 +106,14 @@ async def test_a_profile_for_one_family_does_not_serve_the_others() -> None:
     assert refused.code == 1008
 
 
-async def test_the_default_profile_is_lenient_unless_the_environment_says_otherwise(
+async def test_the_default_profile_is_the_service_unless_the_environment_says_otherwise(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv(PROFILE_ENV, raising=False)
-    assert resolve_profiles(None).lenient
-    monkeypatch.setenv(PROFILE_ENV, "service")
     assert not resolve_profiles(None).lenient
     assert LiveSimulator().profiles.name == "service"
+    monkeypatch.setenv(PROFILE_ENV, "lenient")
+    assert resolve_profiles(None).lenient
     assert LiveSimulator(lenient=True).profiles.lenient
     with pytest.raises(ValueError, match="unknown simulator profile"):
         resolve_profiles("gemini-1.0-live")

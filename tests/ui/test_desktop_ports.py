@@ -87,7 +87,7 @@ def test_timer_banners(
     banner = window.banners.banner("timer-1")
     assert banner is not None
     assert "“check the oven” set for 5 minutes" in banner.text
-    bus.emit(TimerFired(_timer(TimerStatus.FINISHED), announced_live=True))
+    bus.emit(TimerFired(_timer(TimerStatus.FINISHED)))
     banner = window.banners.banner("timer-1")
     assert banner is not None and banner.kind == "success"
     assert banner.text == "Timer done: “check the oven”."

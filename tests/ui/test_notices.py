@@ -141,7 +141,7 @@ def test_a_timer_has_a_banner_from_start_to_end_or_cancel(shown: Window) -> None
     shown.notices.on_timer_started(TimerStarted(_timer()))
     text = shown.banner("timer-1").text
     assert text.startswith("Timer “check the oven” set for 5 minutes; it ends at ")
-    shown.notices.on_timer_fired(TimerFired(_timer(TimerStatus.FINISHED), announced_live=True))
+    shown.notices.on_timer_fired(TimerFired(_timer(TimerStatus.FINISHED)))
     fired = shown.banner("timer-1")
     assert (fired.kind, fired.text) == ("success", "Timer done: “check the oven”.")
     shown.notices.on_timer_cancelled(TimerCancelled(_timer(TimerStatus.CANCELLED)))

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from google import genai
 from pydantic import BaseModel
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -22,6 +21,7 @@ from pytestqt.qtbot import QtBot
 from sammy_desktop.config import AppPaths, Settings
 from sammy_desktop.core.agent import AgentCore
 from sammy_desktop.core.backoff import ReconnectPolicy
+from sammy_desktop.core.endpoint import make_client_factory
 from sammy_desktop.core.events import AgentState, Speaker, StateChanged, TranscriptUpdated
 from sammy_desktop.core.history import ConversationHistory
 from sammy_desktop.eventbus import Event, EventBus
@@ -124,13 +124,14 @@ def test_demo_conversation_through_the_window(
 
     async def scenario() -> None:
         async with LiveSimulator(demo_scenario(chime_hz=0), api_keys=(API_KEY,)) as sim:
-            options = sim.http_options()
             core = AgentCore(
                 bus=bus,
                 settings=settings,
                 tools=tools,
                 sink=sink,
-                client_factory=lambda: genai.Client(api_key=API_KEY, http_options=options),
+                client_factory=make_client_factory(
+                    lambda: API_KEY, base_url=sim.base_url, ssl_context=sim.ssl_context
+                ),
                 history=history,
                 reconnect=ReconnectPolicy(initial_s=0.01, maximum_s=0.05, max_attempts=2),
                 rng=random.Random(1),

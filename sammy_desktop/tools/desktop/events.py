@@ -2,7 +2,7 @@
 
 The UI shows them; :class:`TimersRunningAtQuit` is a
 :class:`~sammy_desktop.tools.events.HistoryEvent`, so the history records it. Telling the
-model about a timer that ended with no call open goes through the generic
+model about a timer that ended goes through the generic
 :class:`~sammy_desktop.tools.events.AnnouncementPending`.
 """
 
@@ -80,14 +80,13 @@ class TimerStarted(Event):
 class TimerFired(Event):
     """A timer ended; the notification and the earcon have been requested.
 
+    An ``AnnouncementPending`` follows, so that the model tells the person.
+
     Attributes:
         timer: the timer, status ``finished``.
-        announced_live: True when the model is told through the still-open setTimer call
-            (will_continue); False when an ``AnnouncementPending`` follows instead.
     """
 
     timer: TimerInfo
-    announced_live: bool
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,29 +1,26 @@
 """Timers: ``setTimer``, ``listTimers`` and ``cancelTimer``, the pack's NON_BLOCKING showcase.
 
 "Remind me in ten minutes to check the oven": ``setTimer`` answers at once ("set, ends at
-10:42") and keeps its call open. When the timer ends, the same call sends a second answer
-(``will_continue``), scheduled INTERRUPT so the assistant says it straight away, or
-WHEN_IDLE when someone is mid-sentence, and the person also gets a desktop notification
-and an earcon through the UI's :class:`~sammy_desktop.tools.desktop.ports.DesktopNotifier`.
+10:42"). When the timer ends, the person gets a desktop notification and an earcon through
+the UI's :class:`~sammy_desktop.tools.desktop.ports.DesktopNotifier`, and the model is told
+at the next quiet moment (:class:`~sammy_desktop.tools.events.AnnouncementPending`), on
+every model. The call is not kept open (``will_continue``) for the timer's life: an
+unanswered call can keep the service from issuing resumable handles and, on 3.x models,
+hold the microphone back (docs/live-service.md R9, T7), for as long as the timer runs.
 
 The timers belong to a :class:`TimerService` the app creates once, not to a call or a
-connection: a reconnect cancels the open call, never the timer. A timer that ends with no
-call to speak through (after a reconnect, or on a model without asynchronous function
-calling) still notifies, and asks for the model to be told at the next quiet moment
-(:class:`~sammy_desktop.tools.events.AnnouncementPending`). Timers still
-running when the app quits are reported by :meth:`TimerService.shutdown` for the history.
+connection: a reconnect never touches them. Timers still running when the app quits are
+reported by :meth:`TimerService.shutdown` for the history.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 import re
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -31,7 +28,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.scheduling import Cancellable, LoopScheduler, Scheduler
-from sammy_desktop.tools.capabilities import capabilities_for
 from sammy_desktop.tools.context import ToolContext, local_now
 from sammy_desktop.tools.definition import ToolDefinition, tool
 from sammy_desktop.tools.desktop.events import (
@@ -70,7 +66,6 @@ _RECENT_KEPT = 10
 
 # Agent states (core.events.AgentState values) in which someone is talking: a timer that
 # ends then waits for the pause instead of cutting in.
-_MID_SENTENCE_STATES = frozenset({"assistant_speaking", "user_speaking"})
 
 _DURATION_EXAMPLES = ("10m", "1h30m", "90s", "00:10:00", "PT10M")
 
@@ -156,20 +151,6 @@ class _Timer:
     info: TimerInfo
     deadline: float
     handle: Cancellable | None = None
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-    watchers: int = 0
-
-
-class TimerWatch:
-    """A setTimer call listening for the end of its timer (see :meth:`TimerService.watch`)."""
-
-    def __init__(self, timer: _Timer) -> None:
-        self._timer = timer
-
-    async def outcome(self) -> TimerInfo:
-        """Wait until the timer finishes, is cancelled or stops; return it then."""
-        await self._timer.done.wait()
-        return self._timer.info
 
 
 class TimerService:
@@ -264,28 +245,10 @@ class TimerService:
         self._bus.emit(TimerCancelled(timer=timer.info))
         return timer.info
 
-    @contextmanager
-    def watch(self, timer_id: str) -> Iterator[TimerWatch]:
-        """Mark a live call as the one that tells the model when ``timer_id`` ends.
-
-        While a watch is open, a timer that fires is announced through the call (the
-        ``outcome`` wakes up); without one it asks for an announcement instead.
-
-        Raises:
-            KeyError: no such running timer.
-        """
-        timer = self._running[timer_id]
-        timer.watchers += 1
-        try:
-            yield TimerWatch(timer)
-        finally:
-            timer.watchers -= 1
-
     def shutdown(self) -> tuple[TimerInfo, ...]:
         """Stop every timer because the app quits; returns those that were still running.
 
         Emits :class:`TimersRunningAtQuit` (also when none ran, so the history can say so).
-        Listening setTimer calls wake up and close quietly.
         """
         self._closed = True
         stopped = tuple(self.running())
@@ -300,7 +263,6 @@ class TimerService:
     def _end(self, timer: _Timer, status: TimerStatus) -> None:
         timer.info = replace(timer.info, status=status)
         self._recent.append(timer.info)
-        timer.done.set()
 
     def _fire(self, timer_id: str) -> None:
         timer = self._running.pop(timer_id, None)
@@ -308,17 +270,17 @@ class TimerService:
             return  # cancelled in the same loop iteration
         self._end(timer, TimerStatus.FINISHED)
         info = timer.info
-        live = timer.watchers > 0
         if self._notifier is not None:
             try:
                 self._notifier.notify("Timer finished", _notification_text(info))
                 self._notifier.play_earcon(Earcon.TIMER_DONE)
             except Exception:  # noqa: BLE001 - a broken notifier must not lose the timer
                 _log.exception("showing the notification for timer %s failed", info.id)
-        self._bus.emit(TimerFired(timer=info, announced_live=live))
-        if not live:
-            # Nobody holds a call open for it: the core tells the model at a quiet moment.
-            self._bus.emit(AnnouncementPending(text=_announcement_text(info), source="Timer"))
+        self._bus.emit(TimerFired(timer=info))
+        # The model is told at the next quiet moment (a setTimer call is not kept open for
+        # the timer's whole life: an open call can keep the session from being resumable
+        # and, on 3.x models, the microphone waiting; docs/live-service.md R9, T7).
+        self._bus.emit(AnnouncementPending(text=_announcement_text(info), source="Timer"))
 
 
 def _label_phrase(info: TimerInfo) -> str:
@@ -421,24 +383,21 @@ def timer_tools(service: TimerService) -> list[ToolDefinition[Any, Any]]:
         scheduling=ResponseScheduling.WHEN_IDLE,
         # A wrong duration must reach the model so it can ask again.
         error_scheduling=ResponseScheduling.WHEN_IDLE,
-        # The call stays open until the timer ends: the timer, not a timeout, ends it.
-        timeout_s=None,
+        timeout_s=5.0,
     )
     async def set_timer(
         args: SetTimerInput, context: ToolContext
-    ) -> AsyncIterator[TimerOutput | ToolResult[TimerOutput]]:
+    ) -> TimerOutput | ToolResult[TimerOutput]:
         """Set a countdown timer or a reminder ("remind me in ten minutes to check the oven").
 
         It answers at once that the timer is set. When it ends, the person gets a desktop
-        notification with a sound, and you get a second response for this same call saying
-        it finished: then tell the person. On models without asynchronous function calls
-        there is no second response; instead a message '(Timer notice: ...)' arrives at the
-        next quiet moment: tell the person then.
+        notification with a sound, and a message '(Timer notice: ...)' arrives at the next
+        quiet moment: tell the person then.
         """
         try:
             seconds = parse_duration(args.duration)
         except ValueError as error:
-            yield ToolResult.failure(
+            return ToolResult.failure(
                 f"The timer was not set: {error}.",
                 validation={
                     "duration": ParameterFeedback.invalid(
@@ -446,50 +405,22 @@ def timer_tools(service: TimerService) -> list[ToolDefinition[Any, Any]]:
                     )
                 },
             )
-            return
         label = " ".join(args.label.split())
         try:
             info = service.start(seconds, label)
         except (TimerLimitError, RuntimeError) as error:
-            yield ToolResult.failure(
+            return ToolResult.failure(
                 f"The timer was not set: {error}. Cancel one first (see listTimers)."
             )
-            return
         set_answer = TimerOutput.of(info, seconds)
-        if not capabilities_for(context.state().model).async_function_calling:
-            # A synchronous-only model waits for the answer: give the only one now.
-            yield ToolResult.success(
-                set_answer,
-                instructions=(
-                    f"Confirm the timer ends at {set_answer.ends_at}. This assistant cannot "
-                    "speak up by itself when it ends: a notification will appear, and you "
-                    "will be told at the person's next turn.",
-                ),
-            )
-            return
-        with service.watch(info.id) as watch:
-            yield ToolResult.success(
-                set_answer,
-                instructions=(
-                    f"Confirm briefly that the timer is set and ends at {set_answer.ends_at}. "
-                    "Another response for this call will say when it ends.",
-                ),
-            )
-            ended = await watch.outcome()
-        if ended.status is TimerStatus.FINISHED:
-            busy = context.state().state in _MID_SENTENCE_STATES
-            yield ToolResult.success(
-                TimerOutput.of(ended),
-                instructions=(
-                    f"{_label_phrase(ended).capitalize()} has just ended. Tell the person now, "
-                    "in one short sentence.",
-                ),
-                scheduling=ResponseScheduling.WHEN_IDLE if busy else ResponseScheduling.INTERRUPT,
-                display=f"Timer done: {ended.label or human_duration(ended.duration_s)}",
-            )
-            return
-        # Cancelled (the model was told by cancelTimer) or stopped at quit: nothing to say.
-        yield ToolResult.success(TimerOutput.of(ended), scheduling=ResponseScheduling.SILENT)
+        return ToolResult.success(
+            set_answer,
+            instructions=(
+                f"Confirm briefly that the timer is set and ends at {set_answer.ends_at}. "
+                "When it ends, a notification appears and you get a '(Timer notice: ...)' "
+                "message: tell the person then.",
+            ),
+        )
 
     @tool(
         name="listTimers",

@@ -19,7 +19,6 @@ from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools import (
     AgentStateSnapshot,
     AnnouncementPending,
-    ToolCallCancelled,
     ToolManager,
 )
 from sammy_desktop.tools.desktop import (
@@ -84,28 +83,27 @@ def set_timer_call(
 
 async def start_timer(
     manager: ToolManager, responder: WaitingResponder, **call: Any
-) -> asyncio.Task[None]:
-    """Send setTimer and wait for its first answer; the call stays open in the task."""
-    task = asyncio.create_task(manager.handle(set_timer_call(**call), responder), name="set-timer")
-    await responder.wait_for(1)
-    return task
+) -> types.FunctionResponse:
+    """Send setTimer; its one answer comes at once, and the call is over."""
+    await asyncio.wait_for(manager.handle(set_timer_call(**call), responder), WAIT_S)
+    [answer] = responder.responses
+    return answer
 
 
-# -- the NON_BLOCKING showcase -------------------------------------------------------------
+# -- setting a timer, and its end -------------------------------------------------------
 
 
-async def test_set_timer_answers_at_once_then_again_when_it_ends(
+async def test_set_timer_answers_once_and_the_end_is_announced(
     manager_for: Callable[[str], ToolManager],
     scheduler: ManualScheduler,
     notifier: RecordingNotifier,
     events: EventLog,
     timers: TimerService,
 ) -> None:
-    responder = WaitingResponder()
-    task = await start_timer(manager_for(ASYNC_MODEL), responder)
-
-    first = responder.responses[0]
-    assert first.will_continue is True
+    """One answer, no call kept open (live-service.md R9, T7); the end is an announcement."""
+    manager = manager_for(ASYNC_MODEL)
+    first = await start_timer(manager, WaitingResponder())
+    assert not first.will_continue
     assert first.scheduling is types.FunctionResponseScheduling.WHEN_IDLE
     value = output(first)["value"]
     assert value == {
@@ -116,71 +114,26 @@ async def test_set_timer_answers_at_once_then_again_when_it_ends(
         "ends_at": "09:25",
         "remaining_s": 600,
     }
-    assert not task.done()  # the call stays open until the timer ends
+    assert "(Timer notice: ...)" in output(first)["instructions"][0]
+    assert manager.calls.ids() == []  # nothing stays open
     assert notifier.notifications == []
 
     scheduler.advance(600)
-    await asyncio.wait_for(task, WAIT_S)
-    fired, closing = responder.responses[1:]
-    assert fired.id == closing.id == "fc-1"
-    assert fired.will_continue is True
-    assert fired.scheduling is types.FunctionResponseScheduling.INTERRUPT
-    fired_output = output(fired)
-    assert fired_output["value"]["status"] == "finished"
-    assert "check the oven" in fired_output["instructions"][0]
-    assert closing.will_continue is False
-    assert closing.scheduling is types.FunctionResponseScheduling.SILENT
-
     assert notifier.notifications == [
         ("Timer finished", "check the oven (10 minutes, set at 09:15)")
     ]
     assert notifier.earcons == [Earcon.TIMER_DONE]
-    assert events.one(TimerFired).announced_live is True
-    assert events.of(AnnouncementPending) == []
-
-
-async def test_a_timer_ending_mid_sentence_waits_for_the_pause(
-    manager_for: Callable[[str], ToolManager], scheduler: ManualScheduler, agent: AgentState
-) -> None:
-    responder = WaitingResponder()
-    task = await start_timer(manager_for(ASYNC_MODEL), responder)
-    agent.set(state="assistant_speaking")
-    scheduler.advance(600)
-    await asyncio.wait_for(task, WAIT_S)
-    assert responder.responses[1].scheduling is types.FunctionResponseScheduling.WHEN_IDLE
-
-
-async def test_timer_outlives_its_call_and_announces_at_the_next_turn(
-    manager_for: Callable[[str], ToolManager],
-    scheduler: ManualScheduler,
-    notifier: RecordingNotifier,
-    events: EventLog,
-    timers: TimerService,
-) -> None:
-    """A reconnect cancels the open call (the core calls manager.cancel); the timer runs on."""
-    manager = manager_for(ASYNC_MODEL)
-    responder = WaitingResponder()
-    task = await start_timer(manager, responder)
-    manager.cancel(["fc-1"])
-    await asyncio.wait_for(task, WAIT_S)
-    assert events.one(ToolCallCancelled).call_id == "fc-1"
-    assert [info.id for info in timers.running()] == ["1"]
-
-    scheduler.advance(600)
-    assert len(responder.responses) == 1  # nothing more for the cancelled call
-    assert notifier.earcons == [Earcon.TIMER_DONE]
-    assert events.one(TimerFired).announced_live is False
+    assert events.one(TimerFired).timer.status is TimerStatus.FINISHED
     pending = events.one(AnnouncementPending)
     assert pending.source == "Timer"
     assert pending.text.startswith("The 10 minutes timer for 'check the oven' ended")
 
 
-async def test_synchronous_only_model_gets_one_answer_and_the_fallback(
+async def test_synchronous_only_model_gets_the_same_one_answer(
     manager_for: Callable[[str], ToolManager],
     scheduler: ManualScheduler,
     notifier: RecordingNotifier,
     events: EventLog,
-    timers: TimerService,
 ) -> None:
     manager = manager_for(SYNC_MODEL)
     [tool] = manager.declarations(SYNC_MODEL)
@@ -188,37 +141,29 @@ async def test_synchronous_only_model_gets_one_answer_and_the_fallback(
     assert declaration.behavior is None
     assert "(Timer notice: ...)" in (declaration.description or "")
 
-    responder = WaitingResponder()
-    await asyncio.wait_for(manager.handle(set_timer_call(), responder), WAIT_S)
-    [answer] = responder.responses
+    answer = await start_timer(manager, WaitingResponder())
     assert answer.will_continue is None
     assert answer.scheduling is None
-    assert "next turn" in output(answer)["instructions"][0]
-
     scheduler.advance(600)
     assert notifier.notifications and notifier.earcons == [Earcon.TIMER_DONE]
-    assert events.one(TimerFired).announced_live is False
     assert events.one(AnnouncementPending).source == "Timer"
 
 
-async def test_cancel_timer_closes_the_open_call_quietly(
+async def test_a_cancelled_timer_says_nothing_when_its_time_comes(
     manager_for: Callable[[str], ToolManager],
     scheduler: ManualScheduler,
     notifier: RecordingNotifier,
     call: Call,
     timers: TimerService,
+    events: EventLog,
 ) -> None:
     manager = manager_for(ASYNC_MODEL)
-    responder = WaitingResponder()
-    task = await start_timer(manager, responder)
+    await start_timer(manager, WaitingResponder())
     cancelled = output(await call(manager, "cancelTimer", {"id": "1"}, "fc-2"))
     assert cancelled["value"]["status"] == "cancelled"
-    await asyncio.wait_for(task, WAIT_S)
-    ended = responder.responses[1]
-    assert ended.scheduling is types.FunctionResponseScheduling.SILENT
-    assert output(ended)["value"]["status"] == "cancelled"
     scheduler.advance(3600)
     assert notifier.notifications == []
+    assert events.of(AnnouncementPending) == []
     assert timers.running() == []
 
 
@@ -271,11 +216,8 @@ async def test_bad_durations_get_parameter_feedback_the_model_hears(
 async def test_a_number_is_taken_as_seconds(
     manager_for: Callable[[str], ToolManager], scheduler: ManualScheduler
 ) -> None:
-    responder = WaitingResponder()
-    task = await start_timer(manager_for(ASYNC_MODEL), responder, duration=90)
-    assert output(responder.responses[0])["value"]["duration"] == "1 minute 30 seconds"
-    scheduler.advance(90)
-    await asyncio.wait_for(task, WAIT_S)
+    answer = await start_timer(manager_for(ASYNC_MODEL), WaitingResponder(), duration=90)
+    assert output(answer)["value"]["duration"] == "1 minute 30 seconds"
 
 
 async def test_too_many_timers(bus: EventBus, scheduler: ManualScheduler) -> None:
@@ -287,15 +229,14 @@ async def test_too_many_timers(bus: EventBus, scheduler: ManualScheduler) -> Non
         service.start(10, "two")
 
 
-async def test_quitting_reports_running_timers_and_closes_open_calls(
+async def test_quitting_reports_running_timers(
     manager_for: Callable[[str], ToolManager],
     timers: TimerService,
     scheduler: ManualScheduler,
     notifier: RecordingNotifier,
     events: EventLog,
 ) -> None:
-    responder = WaitingResponder()
-    task = await start_timer(manager_for(ASYNC_MODEL), responder)
+    await start_timer(manager_for(ASYNC_MODEL), WaitingResponder())
     timers.start(3600, "call mum")
     stopped = timers.shutdown()
     assert [(info.label, info.status) for info in stopped] == [
@@ -311,8 +252,6 @@ async def test_quitting_reports_running_timers_and_closes_open_calls(
         "ends_at": "2026-11-30T10:15:00+01:00",
         "status": "running",
     }
-    await asyncio.wait_for(task, WAIT_S)
-    assert responder.responses[1].scheduling is types.FunctionResponseScheduling.SILENT
     scheduler.advance(7200)
     assert notifier.notifications == []
     with pytest.raises(RuntimeError, match="shut down"):

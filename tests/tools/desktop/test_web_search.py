@@ -9,6 +9,7 @@ from google import genai
 from google.genai import types
 
 from sammy_desktop.config import Settings
+from sammy_desktop.core.endpoint import DEFAULT_API_VERSION
 from sammy_desktop.core.grounding import GroundingSource, grounding_sources
 from sammy_desktop.sim import LiveSimulator, RawMessage
 from sammy_desktop.tools.desktop import search_tools
@@ -83,7 +84,9 @@ def test_messages_without_grounding_give_none() -> None:
 async def test_sources_from_a_grounded_frame_on_the_wire() -> None:
     """The simulator sends groundingMetadata as the service does; the SDK parses it."""
     async with LiveSimulator(api_keys=("test-key",)) as sim:
-        client = genai.Client(api_key="test-key", http_options=sim.http_options())
+        client = genai.Client(
+            api_key="test-key", http_options=sim.http_options(DEFAULT_API_VERSION)
+        )
         config = types.LiveConnectConfig(
             response_modalities=[types.Modality.AUDIO],
             tools=[*search_tools(Settings(google_search=True))],
