@@ -10,6 +10,11 @@ function tool: :func:`search_tools` gives its declaration for the session setup.
 """
 
 from sammy_desktop.tools.desktop.clipboard import clipboard_tools
+from sammy_desktop.tools.desktop.code_execution import (
+    CODE_EXECUTION_UNAVAILABLE,
+    code_execution_available,
+    code_execution_tools,
+)
 from sammy_desktop.tools.desktop.date_time import get_date_time, resolve_zone
 from sammy_desktop.tools.desktop.events import (
     TimerCancelled,
@@ -27,7 +32,7 @@ from sammy_desktop.tools.desktop.links import (
 )
 from sammy_desktop.tools.desktop.note_store import Note, NoteHit, NoteStore, notes_folder
 from sammy_desktop.tools.desktop.notes import note_tools
-from sammy_desktop.tools.desktop.pack import desktop_tools
+from sammy_desktop.tools.desktop.pack import desktop_tools, service_tools
 from sammy_desktop.tools.desktop.ports import (
     ApplicationLauncher,
     ClipboardPort,
@@ -43,6 +48,7 @@ from sammy_desktop.tools.desktop.web_search import search_tools
 
 __all__ = [
     "ALLOWED_URL_SCHEMES",
+    "CODE_EXECUTION_UNAVAILABLE",
     "ApplicationLauncher",
     "ClipboardPort",
     "DesktopNotifier",
@@ -60,6 +66,8 @@ __all__ = [
     "TimersRunningAtQuit",
     "check_url",
     "clipboard_tools",
+    "code_execution_available",
+    "code_execution_tools",
     "desktop_tools",
     "get_date_time",
     "link_tools",
@@ -68,5 +76,6 @@ __all__ = [
     "parse_duration",
     "resolve_zone",
     "search_tools",
+    "service_tools",
     "timer_tools",
 ]

@@ -9,7 +9,7 @@ Wiring, in the app's composition root (the UI objects implement the ports)::
     )
     agent = AgentCore(
         ..., tools=manager,
-        extra_tools=search_tools,  # Google Search beside the functions
+        extra_tools=service_tools,  # Google Search, code execution, beside the functions
     )
     # at quit: timers.shutdown() first (the core records TimersRunningAtQuit in the
     # session's history), then await agent.stop()
@@ -24,15 +24,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from sammy_desktop.config import Settings
+from sammy_desktop.live_sdk import types
 from sammy_desktop.tools.definition import ToolDefinition
 from sammy_desktop.tools.desktop.clipboard import clipboard_tools
+from sammy_desktop.tools.desktop.code_execution import code_execution_tools
 from sammy_desktop.tools.desktop.date_time import get_date_time
 from sammy_desktop.tools.desktop.links import link_tools
 from sammy_desktop.tools.desktop.notes import note_tools
 from sammy_desktop.tools.desktop.ports import ApplicationLauncher, ClipboardPort
 from sammy_desktop.tools.desktop.timers import TimerService, timer_tools
+from sammy_desktop.tools.desktop.web_search import search_tools
 
-__all__ = ["desktop_tools"]
+__all__ = ["desktop_tools", "service_tools"]
 
 
 def desktop_tools(
@@ -59,3 +63,12 @@ def desktop_tools(
         *clipboard_tools(clipboard),
         *link_tools(launcher),
     ]
+
+
+def service_tools(settings: Settings) -> list[types.Tool]:
+    """The service's own tools for the setup, beside the functions.
+
+    Google Search and code execution, each only when switched on, and code execution only
+    where the model offers it.
+    """
+    return [*search_tools(settings), *code_execution_tools(settings)]
