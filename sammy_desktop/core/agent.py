@@ -45,9 +45,10 @@ from sammy_desktop.core.events import (
     SessionEnded,
     SessionStarted,
 )
+from sammy_desktop.core.failures import what_to_do
 from sammy_desktop.core.history import ConversationHistory
 from sammy_desktop.core.history_recorder import HistoryRecorder
-from sammy_desktop.core.live import RealtimeKind
+from sammy_desktop.core.model_rules import ModelRules
 from sammy_desktop.core.outbox import RealtimeOutbox
 from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner
 from sammy_desktop.core.reconfigure import Reconfigurer
@@ -60,7 +61,6 @@ from sammy_desktop.core.watchdog import ResponseWatchdog, WatchdogPolicy
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.live_sdk import types
 from sammy_desktop.scheduling import Scheduler
-from sammy_desktop.tools.capabilities import capabilities_for
 from sammy_desktop.tools.context import AgentStateSnapshot
 from sammy_desktop.wire_audio import INPUT_RATE, SAMPLE_WIDTH
 
@@ -70,19 +70,6 @@ _log = logging.getLogger(__name__)
 
 DEFAULT_BUFFER_BYTES = INPUT_RATE * SAMPLE_WIDTH * 60
 """60 s of microphone audio: enough for any realistic gap, small enough to keep in RAM."""
-
-_WHAT_TO_DO = {
-    ErrorKind.AUTH: "Check the API key in Settings > Account, then connect again.",
-    ErrorKind.MODEL: "Choose another model in Settings > Voice & language: the list there "
-    "shows the models your key can use.",
-    ErrorKind.QUOTA: "Wait a while, or check your plan and billing in Google AI Studio, then "
-    "connect again.",
-    ErrorKind.CONFIGURATION: "Check the model, voice and language in Settings, and for a "
-    "custom endpoint its address and certificate (SSL_CERT_FILE).",
-    ErrorKind.CONNECTION: "Check the internet connection, then connect again. The "
-    "conversation so far is kept in the history.",
-    ErrorKind.INTERNAL: "Connect again. If it happens again, the log file has the details.",
-}
 
 
 def _no_extra_tools(settings: Settings) -> list[types.Tool]:
@@ -145,6 +132,7 @@ class AgentCore:
         self._session_open = False
 
         self._state = AgentStateMachine(bus, on_transition=self._on_transition)
+        self._rules = ModelRules(lambda: self._settings, lambda: self.talk_mode)
         self._turns = TurnTracker(bus, clock)
         self._outbox = RealtimeOutbox(buffer_bytes)
         self._watchdog = ResponseWatchdog(
@@ -164,7 +152,7 @@ class AgentCore:
             outbox=self._outbox,
             watchdog=self._watchdog,
             talk_mode=settings.talk_mode,
-            text_kind=self._text_kind,
+            text_kind=self._rules.text_kind,
         )
         self._setup = SessionSetup(tools, extra_tools)
         self._supervisor = ConnectionSupervisor(
@@ -393,22 +381,13 @@ class AgentCore:
         self._router.handle_cancellation(cancellation)
         self._state.progress()  # held input may go now
 
-    def _text_kind(self) -> RealtimeKind:
-        """Typed text as a ``client_content`` turn where activity detection is off (S1, S2)."""
-        if (
-            self.talk_mode is TalkMode.PUSH_TO_TALK
-            and capabilities_for(self._settings.model).client_content_turns
-        ):
-            return RealtimeKind.TEXT_TURN
-        return RealtimeKind.TEXT
-
     async def _input_allowed(self) -> None:
         """Wait while realtime input must be held back.
 
         That is while a tool call is unanswered on a model that closes the connection on
         input meanwhile (live-service.md T7).
         """
-        if capabilities_for(self._settings.model).holds_input_during_tool_call:
+        if self._rules.holds_input_during_tool_calls():
             await self._state.wait_until(lambda: not self._router.awaiting_answer())
 
     def _answer_due(self) -> bool:
@@ -459,7 +438,7 @@ class AgentCore:
     async def _give_up(self, kind: ErrorKind, message: str) -> None:
         """Show the error and close the session (called by the supervisor, which then ends)."""
         self._state.set(AgentState.ERROR, message)
-        self._bus.emit(ErrorRaised(kind=kind, message=message, what_to_do=_WHAT_TO_DO[kind]))
+        self._bus.emit(ErrorRaised(kind=kind, message=message, what_to_do=what_to_do(kind)))
         await self._shutdown(AgentState.ERROR, message)
 
     async def _shutdown(self, final: AgentState, reason: str) -> None:

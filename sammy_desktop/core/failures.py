@@ -24,9 +24,28 @@ from __future__ import annotations
 import enum
 import re
 
+from sammy_desktop.core.events import ErrorKind
 from sammy_desktop.live_sdk import errors
 
-__all__ = ["FailureKind", "LiveConnectionError"]
+__all__ = ["FailureKind", "LiveConnectionError", "what_to_do"]
+
+_WHAT_TO_DO = {
+    ErrorKind.AUTH: "Check the API key in Settings > Account, then connect again.",
+    ErrorKind.MODEL: "Choose another model in Settings > Voice & language: the list there "
+    "shows the models your key can use.",
+    ErrorKind.QUOTA: "Wait a while, or check your plan and billing in Google AI Studio, then "
+    "connect again.",
+    ErrorKind.CONFIGURATION: "Check the model, voice and language in Settings, and for a "
+    "custom endpoint its address and certificate (SSL_CERT_FILE).",
+    ErrorKind.CONNECTION: "Check the internet connection, then connect again. The "
+    "conversation so far is kept in the history.",
+    ErrorKind.INTERNAL: "Connect again. If it happens again, the log file has the details.",
+}
+
+
+def what_to_do(kind: ErrorKind) -> str:
+    """The advice shown with an error of ``kind``: one sentence, what the person can do."""
+    return _WHAT_TO_DO[kind]
 
 
 class FailureKind(enum.StrEnum):
