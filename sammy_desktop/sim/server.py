@@ -96,9 +96,9 @@ class LiveSimulator:
             every model family, ``"gemini-3.8-live"``, ``"gemini-3.1-flash-live"``,
             ``"gemini-2.5-flash-native-audio"``, ``"lenient"``), a
             :class:`~sammy_desktop.sim.profiles.ServiceProfile`, several, or None for
-            :data:`~sammy_desktop.sim.profiles.DEFAULT_PROFILE` (lenient for now;
+            :data:`~sammy_desktop.sim.profiles.DEFAULT_PROFILE` (the strict service;
             ``SAMMY_SIM_PROFILE`` overrides it).
-        lenient: Shorthand for ``profile="lenient"``: today's behaviour for any client.
+        lenient: Shorthand for ``profile="lenient"``: the forgiving simulator, for any client.
         pacing: Answer audio pacing: ``"burst"`` (the service: faster than real time),
             ``"realtime"`` or ``"fast"``. None: ``"realtime"`` when ``realtime`` is set,
             else the profile's (burst for strict profiles, as fast as possible lenient).
