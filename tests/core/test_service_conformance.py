@@ -41,6 +41,7 @@ from sammy_desktop.sim import (
     FunctionCallSpec,
     InputTranscription,
     OnActivityEnd,
+    OnText,
     OnToolResponse,
     RawMessage,
     Received,
@@ -365,3 +366,50 @@ def test_native_audio_models_get_the_language_in_the_instruction() -> None:
     text = parts[0].text or ""
     assert text.startswith("Be brief.")
     assert "pt-PT" in text
+
+
+# ---------------------------------------------------------------- every family, end to end
+
+
+@pytest.mark.parametrize("model", [DEFAULT_MODEL, NATIVE_AUDIO_25, FLASH_31])
+async def test_a_whole_conversation_works_on_every_family(
+    core_harness: HarnessFactory, model: str
+) -> None:
+    """Spoken turn, typed turn, a tool with a required argument, a goAway: on each profile."""
+    scenario = Scenario(
+        turns=[
+            Turn(
+                OnActivityEnd(),
+                [
+                    InputTranscription(text="hello"),
+                    Tone(duration_s=0.2, transcript="Hi there."),
+                    TurnComplete(),
+                ],
+            ),
+            Turn(
+                OnText(contains="look up"),
+                [CallTools(calls=(FunctionCallSpec(name="slow_lookup", args={"topic": "owls"}),))],
+            ),
+            Turn(OnToolResponse(), [Tone(duration_s=0.1, transcript="Owls hoot."), TurnComplete()]),
+            ANSWER,
+        ]
+    )
+    async with core_harness(scenario, settings=Settings(model=model)) as h:
+        h.gate.release.set()
+        await h.ready()
+        await h.say(speech(0.3))
+        first = await h.events.wait_for(TurnStats)
+        assert first.total_tokens > 0  # usage rides in the turnComplete frame (R4)
+        h.core.send_text("please look up owls")
+        await h.events.wait_for(TurnStats, count=2)
+        [response] = h.sim.recorder.events(Received.TOOL_RESPONSE)[0].data["function_responses"]
+        assert "all about owls" in str(response["response"])
+        await h.sim.send_go_away(time_left_s=30)
+        reconnected = await h.events.wait_for(Reconnected)
+        assert reconnected.resumed and reconnected.planned
+        await h.say(speech(0.2))
+        await h.events.wait_for(TurnStats, count=3)
+        assert h.events.of(ErrorRaised) == []
+        assert h.events.of(ConnectionLost) == []
+        [setup, *_] = h.sim.recorder.events(Received.SETUP)
+        assert setup.data["model"].endswith(model)
