@@ -1,0 +1,229 @@
+"""The self-test's install checks: each part loaded by name at run time is there and works.
+
+A frozen app most often breaks because something loaded by name at run time did not make it
+into the bundle. Each check here loads one of them and returns what it found: the CA bundle
+(certifi), keyring's backends (entry points), PortAudio (sounddevice), the WebRTC echo
+canceller (livekit's native library), Qt's platform plugins and SVG support, and SQLite's
+FTS5 full-text index (the notes tool). They run on the main thread, before the end-to-end
+steps (Qt wants the main thread); :data:`LOAD_CHECKS` lists them in the report's order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import math
+import ssl
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+from sammy_desktop.selftest.report import SelfTestFailure
+
+__all__ = [
+    "LOAD_CHECKS",
+    "LOAD_CHECK_NAMES",
+    "check_ca_bundle",
+    "check_echo_canceller",
+    "check_keyring",
+    "check_portaudio",
+    "check_qt",
+    "check_sqlite",
+    "sine_tone",
+]
+
+LOAD_CHECK_NAMES: Final = ("ca-bundle", "keyring", "portaudio", "echo-canceller", "qt", "sqlite")
+
+
+def check_ca_bundle() -> str:
+    """The CA bundle from certifi is present and loads (google-genai's HTTPS and wss use it)."""
+    import certifi
+
+    path = Path(certifi.where())
+    if not path.is_file():
+        raise SelfTestFailure(f"certifi's CA bundle is missing: {path}")
+    context = ssl.create_default_context(cafile=str(path))
+    count = len(context.get_ca_certs())
+    if count < 10:
+        raise SelfTestFailure(f"{path} holds only {count} CA certificates")
+    return f"{count} CA certificates from {path}"
+
+
+_NATIVE_KEYRING: Final = {"linux": "SecretService", "darwin": "macOS", "win32": "Windows"}
+
+
+def check_keyring() -> str:
+    """Keyring's backends are discoverable (entry points) and the platform's one imports.
+
+    Whether a keyring daemon is running is the desktop's business, not the bundle's: the
+    step passes when the native backend is found even if it is not usable here, and says so.
+    """
+    import keyring
+
+    names = sorted({ep.name for ep in importlib.metadata.entry_points(group="keyring.backends")})
+    if not names:
+        raise SelfTestFailure(
+            "keyring finds no backends: its entry-point metadata is not in this install"
+        )
+    native = _NATIVE_KEYRING.get(_platform_key())
+    if native is not None and native not in names:
+        raise SelfTestFailure(f"the {native} backend is not registered (found: {names})")
+    backend = keyring.get_keyring()
+    in_use = f"{type(backend).__module__}.{type(backend).__name__}"
+    usable = type(backend).__module__ != "keyring.backends.fail" and backend.priority > 0
+    state = f"in use: {in_use}" if usable else f"none usable here (got {in_use})"
+    return f"backends {', '.join(names)}; {state}"
+
+
+def check_portaudio() -> str:
+    """PortAudio loads through sounddevice and can list devices (none are opened)."""
+    import sounddevice
+
+    library = str(getattr(sounddevice, "_libname", "?"))
+    version = sounddevice.get_portaudio_version()[1]
+    devices = sounddevice.query_devices()
+    host_apis = ", ".join(api["name"] for api in sounddevice.query_hostapis())
+    return f"{version}; {len(devices)} devices via {host_apis or 'no host API'}; {library}"
+
+
+def check_echo_canceller() -> str:
+    """WebRTC's audio processing module (livekit's native library) cancels a test echo."""
+    import numpy as np
+
+    from sammy_desktop.audio.echo import APM_RATE, EchoCanceller
+
+    canceller = EchoCanceller(enabled=True)
+    played_rate = 48_000
+    seconds = 0.5
+    render = sine_tone(440.0, seconds, played_rate)
+    capture = sine_tone(440.0, seconds, APM_RATE)
+    canceller.process_render(render, played_rate, len(render) // 2)
+    out = canceller.process_capture(capture)
+    if len(out) != len(capture):
+        raise SelfTestFailure(f"processed {len(out)} of {len(capture)} bytes")
+    if not np.isfinite(np.frombuffer(out, np.int16).astype(np.float64)).all():
+        raise SelfTestFailure("the echo canceller returned garbage")
+    from livekit import rtc
+
+    library = Path(rtc.__file__).parent / "resources"
+    return f"{canceller.frames_processed} frames of 10 ms processed; library in {library}"
+
+
+# The platform plugins a window needs here; the offscreen one is what --self-test uses.
+_NEEDED_QT_PLATFORMS: Final = {"linux": ("xcb",), "darwin": ("cocoa",), "win32": ("windows",)}
+# Qt tries Wayland first on a Wayland session and falls back to xcb (XWayland) when the
+# plugin cannot load (a system without libwayland-client, which we do not bundle): its
+# failure is reported, not fatal.
+_OPTIONAL_QT_PLATFORMS: Final = {"linux": ("wayland",)}
+
+
+def _platform_key() -> str:
+    return "linux" if sys.platform.startswith("linux") else sys.platform
+
+
+def _load_platform_plugin(plugins_dir: Path, name: str) -> str | None:
+    """Load one platform plugin; return None, or why it cannot be loaded."""
+    from PySide6.QtCore import QPluginLoader
+
+    candidates = sorted(plugins_dir.glob(f"*q{name}.*"))
+    if not candidates:
+        return f"not in {plugins_dir}"
+    loader = QPluginLoader(str(candidates[0]))
+    if not loader.load():
+        return loader.errorString()
+    return None
+
+
+def check_qt() -> str:
+    """Qt's platform plugins load, and the app icon renders from the shipped resources."""
+    from PySide6.QtCore import QLibraryInfo
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    plugins_dir = Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.PluginsPath)) / "platforms"
+    loaded = []
+    for name in (*_NEEDED_QT_PLATFORMS.get(_platform_key(), ()), "offscreen"):
+        problem = _load_platform_plugin(plugins_dir, name)
+        if problem is not None:
+            raise SelfTestFailure(f"the Qt platform plugin {name!r} cannot load: {problem}")
+        loaded.append(name)
+    notes = []
+    for name in _OPTIONAL_QT_PLATFORMS.get(_platform_key(), ()):
+        problem = _load_platform_plugin(plugins_dir, name)
+        if problem is None:
+            loaded.append(name)
+        else:
+            notes.append(f"; {name} cannot load ({problem}), Qt will use xcb")
+    # Qt needs an application object to render the icon. One made here is shut down again,
+    # so a process that goes on (a test session) gets no left-over application.
+    existing = QApplication.instance()
+    app = existing or QApplication(
+        [sys.argv[0] if sys.argv else "sammy-desktop", "-platform", "offscreen"]
+    )
+    try:
+        icon_file = _resources_dir() / "icons" / "app.svg"
+        if not icon_file.is_file():
+            raise SelfTestFailure(f"the app icon is missing: {icon_file}")
+        if QIcon(str(icon_file)).pixmap(64, 64).isNull():
+            raise SelfTestFailure(
+                f"the app icon does not render (SVG support missing): {icon_file}"
+            )
+    finally:
+        if existing is None:
+            app.shutdown()
+    return (
+        f"platform plugins {', '.join(loaded)} load{''.join(notes)}; "
+        f"icon renders from {icon_file.parent}"
+    )
+
+
+def check_sqlite() -> str:
+    """SQLite loads and has the FTS5 full-text index the notes tool searches with."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(":memory:")) as connection:
+        try:
+            connection.execute("CREATE VIRTUAL TABLE probe USING fts5(body)")
+        except sqlite3.OperationalError as error:
+            raise SelfTestFailure(
+                f"SQLite {sqlite3.sqlite_version} has no FTS5: {error}"
+            ) from error
+        connection.execute("INSERT INTO probe (body) VALUES ('the wifi password is on the fridge')")
+        hits = connection.execute("SELECT count(*) FROM probe WHERE probe MATCH 'wifi'").fetchone()
+    if hits != (1,):
+        raise SelfTestFailure(f"FTS5 found {hits} instead of (1,)")
+    return f"SQLite {sqlite3.sqlite_version} with FTS5"
+
+
+def _resources_dir() -> Path:
+    """Where ``resources/`` is: inside the bundle when frozen, beside the package otherwise."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle is not None:
+        return Path(bundle) / "resources"
+    return Path(__file__).resolve().parents[2] / "resources"
+
+
+def sine_tone(frequency_hz: float, seconds: float, rate: int) -> bytes:
+    """A PCM16 sine at 30 % of full scale: the echo check's signal, and the spoken turn's."""
+    import numpy as np
+
+    t = np.arange(round(seconds * rate)) / rate
+    return (np.sin(2 * math.pi * frequency_hz * t) * 0.3 * 32767).astype("<i2").tobytes()
+
+
+LOAD_CHECKS: Final[tuple[tuple[str, Callable[[], str]], ...]] = tuple(
+    zip(
+        LOAD_CHECK_NAMES,
+        (
+            check_ca_bundle,
+            check_keyring,
+            check_portaudio,
+            check_echo_canceller,
+            check_qt,
+            check_sqlite,
+        ),
+        strict=True,
+    )
+)
+"""The install checks as (name, function) pairs, in the order they run and are reported."""
