@@ -23,7 +23,7 @@ from sammy_desktop.tools import (
 )
 from tests.helpers.events import EventLog
 from tests.tools.conftest import ManagerFactory
-from tests.tools.fakes import RecordingResponder, RecordingUrlOpener
+from tests.tools.fakes import RecordingResponder, RecordingUrlOpener, ScriptedConfirmer
 
 
 def call(call_id: str, name: str, **args: Any) -> types.LiveServerToolCall:
@@ -178,11 +178,13 @@ async def test_escalate_saves_the_record_and_opens_mailto(
 ) -> None:
     settings.support_url = "mailto:help@example.org"
     opener = RecordingUrlOpener()
+    confirmer = ScriptedConfirmer(True)
     manager = ToolManager(
         bus,
         with_opener(services, opener),
         load_entry_points=False,
         state=lambda: snapshot,
+        confirmer=confirmer,
     )
     await manager.handle(
         call(
@@ -190,6 +192,11 @@ async def test_escalate_saves_the_record_and_opens_mailto(
         ),
         responder,
     )
+    # Asked first (issue 18): the question names the case, the contact and the reason.
+    [question] = confirmer.requests
+    assert question.prompt.startswith("Open the support contact for case esc-")
+    assert "mailto:help@example.org" in question.prompt
+    assert "Printer broken" in question.prompt
 
     raised = events.one(EscalationRaised)
     assert raised.record_path.parent == services.paths.escalations_dir
@@ -253,7 +260,7 @@ async def test_escalate_support_channel_outcomes(
 ) -> None:
     settings.support_url = support_url
     used = services if opener is None else with_opener(services, opener)
-    manager = ToolManager(bus, used, load_entry_points=False)
+    manager = ToolManager(bus, used, load_entry_points=False, confirmer=ScriptedConfirmer(True))
     await manager.handle(call("1", "escalate", reason="help", category="other"), responder)
 
     raised = events.one(EscalationRaised)
@@ -264,6 +271,40 @@ async def test_escalate_support_channel_outcomes(
     assert says in output["instructions"][0]
     if opener is not None and support_url:
         assert opener.opened == [support_url]  # a web page is opened as configured
+
+
+async def test_escalate_opens_the_channel_only_with_a_yes_and_at_most_every_few_minutes(
+    services: ToolServices,
+    settings: Settings,
+    bus: EventBus,
+    events: EventLog,
+) -> None:
+    """Issue 18: 30 escalate calls opened 30 mail windows, with no question."""
+    settings.support_url = "https://help.example.org/new"
+    opener = RecordingUrlOpener()
+    declined = ToolManager(
+        bus,
+        with_opener(services, opener),
+        load_entry_points=False,
+        confirmer=ScriptedConfirmer(False),
+    )
+    no = RecordingResponder()
+    await declined.handle(call("1", "escalate", reason="help", category="other"), no)
+    assert opener.opened == []
+    assert events.one(EscalationRaised).record_path.is_file()  # saved all the same
+    assert response_of(no)["output"]["value"]["support_contacted"] is False
+
+    confirmer = ScriptedConfirmer(True)
+    agreeing = ToolManager(
+        bus, with_opener(services, opener), load_entry_points=False, confirmer=confirmer
+    )
+    for number in range(2, 32):
+        await agreeing.handle(
+            call(str(number), "escalate", reason="help", category="other"), RecordingResponder()
+        )
+    assert opener.opened == ["https://help.example.org/new"]  # once, however often asked
+    assert len(confirmer.requests) == 1
+    assert len(events.of(EscalationRaised)) == 31
 
 
 @pytest.mark.logs_errors("could not write escalation record")

@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import secrets
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -24,7 +25,7 @@ from urllib.parse import quote, urlsplit
 from pydantic import BaseModel, Field
 
 from sammy_desktop import __version__
-from sammy_desktop.tools.context import ToolContext, ToolServices
+from sammy_desktop.tools.context import ToolContext
 from sammy_desktop.tools.definition import tool
 from sammy_desktop.tools.events import EscalationRaised
 from sammy_desktop.tools.kinds import ToolBehavior, ToolCategory
@@ -82,11 +83,18 @@ class EscalateOutput(BaseModel):
     )
 
 
+_CONFIRMATION_TIMEOUT_S = 60.0
+OPEN_AT_MOST_EVERY_S = 300.0
+"""The support channel opens at most once in this long, whatever the model asks."""
+
+
 @tool(
     name="escalate",
+    confirms_in_handler=True,
     category=ToolCategory.SYSTEM,
     behavior=ToolBehavior.BLOCKING,
-    timeout_s=20.0,
+    timeout_s=_CONFIRMATION_TIMEOUT_S + 20.0,
+    confirmation_timeout_s=_CONFIRMATION_TIMEOUT_S,
 )
 async def escalate(
     args: EscalateInput, context: ToolContext
@@ -95,7 +103,7 @@ async def escalate(
 
     Use it when the person asks for a human, when you cannot solve their problem, or when
     the topic needs a person (safety, money, accounts). The conversation is saved for
-    review and the support contact is opened.
+    review and, if the person agrees, the support contact is opened.
     """
     services = context.services
     now = services.clock()
@@ -137,7 +145,13 @@ async def escalate(
             error_kind=ToolErrorKind.TOOL_FAILURE,
         )
 
-    opened = await _open_channel(services, support_url, record_id, args)
+    opened = await _open_channel(context, support_url, record_id, args, now)
+    if opened is not None:
+        record["channel_opened_at"] = now.isoformat()
+        try:
+            await asyncio.to_thread(_write_json_atomically, path, record)
+        except OSError:
+            _log.warning("could not note the opened channel in %s", path)
     context.emit(
         EscalationRaised(
             record_id=record_id,
@@ -183,9 +197,24 @@ def support_link(support_url: str, record_id: str, args: EscalateInput) -> str:
 
 
 async def _open_channel(
-    services: ToolServices, support_url: str, record_id: str, args: EscalateInput
+    context: ToolContext, support_url: str, record_id: str, args: EscalateInput, now: datetime
 ) -> str | None:
+    """Open the support contact, if there is one, the person agrees, and it was not just done.
+
+    A model told to by a web page or a typed text could escalate again and again: the
+    channel opens at most once every :data:`OPEN_AT_MOST_EVERY_S` (the saved records say
+    when it last did), and never without a yes.
+    """
+    services = context.services
     if not support_url or services.url_opener is None:
+        return None
+    since = now - timedelta(seconds=OPEN_AT_MOST_EVERY_S)
+    if await asyncio.to_thread(_opened_since, services.paths.escalations_dir, since):
+        _log.info("support channel opened less than %.0f s ago; not again", OPEN_AT_MOST_EVERY_S)
+        return None
+    if not await context.confirm(
+        f"Open the support contact for case {record_id}?\n\n{support_url}\n\nReason: {args.reason}"
+    ):
         return None
     link = support_link(support_url, record_id, args)
     try:
@@ -204,3 +233,20 @@ def _write_json_atomically(path: Path, data: dict[str, Any]) -> None:
         stream.flush()
         os.fsync(stream.fileno())
     temporary.replace(path)
+
+
+def _opened_since(folder: Path, since: datetime) -> bool:
+    """Whether a saved record says the channel was opened at or after ``since``."""
+    try:
+        candidates = list(folder.glob("esc-*.json"))
+    except OSError:
+        return False
+    for candidate in candidates:
+        try:
+            data = json.loads(candidate.read_text(encoding="utf-8"))
+            opened_at = datetime.fromisoformat(str(data["channel_opened_at"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if opened_at >= since:
+            return True
+    return False

@@ -80,6 +80,16 @@ def _no_clipboard() -> ToolResult[Any]:
     )
 
 
+_PREVIEW_CHARS = 400
+
+
+def _preview(text: str) -> str:
+    """The text as the person sees it on the card and in the question (long ones cut)."""
+    if len(text) <= _PREVIEW_CHARS:
+        return text
+    return f"{text[:_PREVIEW_CHARS]}… ({len(text)} characters in all)"
+
+
 def clipboard_tools(clipboard: ClipboardPort | None) -> list[ToolDefinition[Any, Any]]:
     """The tools readClipboard and writeClipboard over ``clipboard``.
 
@@ -127,25 +137,41 @@ def clipboard_tools(clipboard: ClipboardPort | None) -> list[ToolDefinition[Any,
             display=f"Read {len(text)} characters from the clipboard",
         )
 
+    written: list[str] = []  # what this app put there last: replacing it needs no question
+
     @tool(
         name="writeClipboard",
+        confirms_in_handler=True,
         category=ToolCategory.ACTION,
         behavior=ToolBehavior.BLOCKING,
-        timeout_s=5.0,
+        timeout_s=_CONFIRMATION_TIMEOUT_S + 15.0,
+        confirmation_timeout_s=_CONFIRMATION_TIMEOUT_S,
     )
     async def write_clipboard(
         args: WriteClipboardInput, context: ToolContext
     ) -> WriteClipboardOutput | ToolResult[WriteClipboardOutput]:
         """Put text on the person's clipboard so they can paste it.
 
-        Use it when they ask you to copy something: an address, a command, a draft.
+        Use it when they ask you to copy something: an address, a command, a draft. When
+        the clipboard holds something the person copied, they are asked first.
         """
         if clipboard is None:
             return _no_clipboard()
+        current = await clipboard.read_text()
+        theirs = current is None or (bool(current) and current not in (args.text, *written))
+        if theirs and not await context.confirm(
+            f"Replace what you copied with this text?\n\n{_preview(args.text)}"
+        ):
+            return ToolResult.failure(
+                "The person did not allow replacing what they had copied (they said no or "
+                "did not answer); the clipboard is unchanged. Do not try again unless they ask.",
+                error_kind=ToolErrorKind.DENIED,
+            )
         await clipboard.write_text(args.text)
+        written[:] = [args.text]
         return ToolResult.success(
             WriteClipboardOutput(length=len(args.text)),
-            display=f"Copied {len(args.text)} characters to the clipboard",
+            display=f"Copied to the clipboard: {_preview(args.text)}",
         )
 
     return [read_clipboard, write_clipboard]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sammy_desktop.tools.context import ToolContext
 from sammy_desktop.tools.definition import tool
 from sammy_desktop.tools.kinds import ToolBehavior, ToolCategory
-from sammy_desktop.tools.results import ParameterFeedback, ToolResult
+from sammy_desktop.tools.results import ParameterFeedback, ToolErrorKind, ToolResult
 
 __all__ = [
     "DateTimeInput",
@@ -142,8 +142,21 @@ async def get_date_time(
     IANA time zone name (Region/City) for another place; leave timezone out for the
     person's local time.
     """
+    privacy = context.services.settings().privacy
+    if not privacy.share_time:
+        # The same switch as getCurrentContext's: the time is context the person withholds.
+        return ToolResult.failure(
+            "The person does not share the date and time with you (Settings, Privacy). If "
+            "they ask, say so and that they can change it there.",
+            error_kind=ToolErrorKind.DENIED,
+        )
     now = context.services.clock()
     if args.timezone is None or not args.timezone.strip():
+        if not privacy.share_timezone:
+            return ToolResult.success(
+                _describe(now.astimezone(UTC), "UTC"),
+                feedback=["The person does not share their time zone; this is the time in UTC."],
+            )
         # The clock already gives local time; a naive one is taken as local.
         return _describe(now if now.tzinfo is not None else now.astimezone(), "local")
     lookup = resolve_zone(args.timezone)

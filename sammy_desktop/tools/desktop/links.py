@@ -2,7 +2,10 @@
 
 ``openUrl`` opens web pages and e-mail drafts only (http:, https:, mailto:). Any other
 scheme (file:, javascript:, a custom app handler ...) is refused before the person is
-asked, with the allowed schemes named so the model can explain. ``openApplication`` starts
+asked, with the allowed schemes named so the model can explain; so are addresses that hide
+where they go (user@host, invisible characters) and e-mail fields the question cannot show
+(attachments). The question shows the site on its own line, with its punycode form beside
+a non-ASCII name, and every recipient and field of an e-mail. ``openApplication`` starts
 only programs the person listed in Settings (a name and the command to run, as an argument
 list); an unknown name is refused with the allowed names. Commands never go through a
 shell, so nothing the model says can add arguments or chain commands.
@@ -16,10 +19,11 @@ import logging
 import subprocess
 import sys
 import threading
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -93,24 +97,51 @@ class UrlCheck:
         url: the address to open, None when it must not be opened.
         problem: why not, as a phrase the model can repeat.
         suggestion: the address probably meant (the scheme was left out).
+        question: what the person is asked, every part of the address they need to judge
+            it on its own line (the site and its punycode form; each recipient and field of
+            an e-mail).
     """
 
     url: str | None = None
     problem: str | None = None
     suggestion: str | None = None
+    question: str = ""
+
+
+# mailto: fields that can be shown and are harmless to prefill. Anything else (attach,
+# attachment, bcc, unknown headers) is refused: it would ride along unseen.
+_MAILTO_FIELDS = ("cc", "subject", "body")
+
+
+def _hidden_character(text: str) -> str | None:
+    """The first control, format (zero-width, bidi) or space character, described."""
+    for char in text:
+        category = unicodedata.category(char)
+        if char.isspace() or category in ("Cc", "Cf"):
+            name = unicodedata.name(char, f"U+{ord(char):04X}")
+            return f"{name.lower()} (U+{ord(char):04X})"
+    return None
 
 
 def check_url(raw: str) -> UrlCheck:
-    """Decide whether ``raw`` may be opened.
+    """Decide whether ``raw`` may be opened, before anyone is asked.
+
+    Refused: other schemes than http:, https: and mailto:; spaces, control and invisible
+    format characters (zero-width, bidi overrides) anywhere; a user name or password in a
+    web address (``https://accounts.google.com@evil.example`` goes to evil.example); mailto:
+    fields other than cc, subject and body (``attach=``, ``bcc=``).
 
     Returns:
-        ``url`` set when it is an http:, https: or mailto: address with a host (or an
-        e-mail address); otherwise ``problem`` says why, and ``suggestion`` holds the
-        https: address the model probably meant when it left the scheme out.
+        ``url`` and the ``question`` to ask when it may be opened; otherwise ``problem``
+        says why, and ``suggestion`` holds the https: address the model probably meant
+        when it left the scheme out.
     """
     url = raw.strip()
-    if any(char.isspace() or ord(char) < 0x20 for char in url):
-        return UrlCheck(problem="the address contains spaces or control characters")
+    hidden = _hidden_character(url)
+    if hidden is not None:
+        return UrlCheck(
+            problem=f"the address contains spaces, control or invisible characters: {hidden}"
+        )
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     if not scheme or (scheme not in ALLOWED_URL_SCHEMES and not parts.netloc and "." in scheme):
@@ -128,13 +159,48 @@ def check_url(raw: str) -> UrlCheck:
             "be opened"
         )
     if scheme == "mailto":
-        address = parts.path
-        if "@" not in address or address.startswith("@") or address.endswith("@"):
-            return UrlCheck(problem="a mailto: address needs an e-mail address after mailto:")
-        return UrlCheck(url=url)
-    if not parts.hostname:
+        return _check_mailto(url, parts.path, parts.query)
+    if "@" in parts.netloc or parts.username is not None or parts.password is not None:
+        return UrlCheck(
+            problem="the address has a user name before its host (user@host), which hides "
+            "where it really goes; such addresses are not opened"
+        )
+    host = parts.hostname
+    if not host:
         return UrlCheck(problem=f"the {scheme}: address has no host name")
-    return UrlCheck(url=url)
+    try:
+        ascii_host = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return UrlCheck(problem=f"the host name {host!r} is not a valid internet name")
+    site = host if ascii_host == host else f"{host} (written {ascii_host})"
+    return UrlCheck(
+        url=url, question=f"Open this page in your browser?\n\nSite: {site}\nAddress: {url}"
+    )
+
+
+def _check_mailto(url: str, path: str, query: str) -> UrlCheck:
+    recipients = [unquote(address).strip() for address in path.split(",") if address.strip()]
+    if not recipients or any(
+        "@" not in address or address.startswith("@") or address.endswith("@")
+        for address in recipients
+    ):
+        return UrlCheck(problem="a mailto: address needs an e-mail address after mailto:")
+    fields: dict[str, list[str]] = {}
+    for name, value in parse_qsl(query, keep_blank_values=True):
+        key = name.strip().lower()
+        if key not in _MAILTO_FIELDS:
+            return UrlCheck(
+                problem=f"the mailto: field {name!r} is not allowed (only "
+                f"{', '.join(_MAILTO_FIELDS)}): it would go along unseen"
+            )
+        fields.setdefault(key, []).append(value)
+    question = f"Start an e-mail to {', '.join(recipients)}?"
+    lines = [
+        f"{key.capitalize()}: {value}" for key in _MAILTO_FIELDS for value in fields.get(key, ())
+    ]
+    if lines:
+        question += "\n\n" + "\n".join(lines)
+    return UrlCheck(url=url, question=question)
 
 
 class SubprocessLauncher:
@@ -227,12 +293,7 @@ def link_tools(launcher: ApplicationLauncher | None = None) -> list[ToolDefiniti
                 "the address to the person instead."
             )
         url = verdict.url
-        question = (
-            f"Start an e-mail to {urlsplit(url).path}?"
-            if url.lower().startswith("mailto:")
-            else f"Open this page in your browser?\n\n{url}"
-        )
-        if not await context.confirm(question):
+        if not await context.confirm(verdict.question):
             return ToolResult.failure(
                 "The person did not allow opening the address (they said no or did not "
                 "answer); nothing was opened. Do not try again unless they ask.",

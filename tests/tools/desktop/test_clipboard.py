@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from sammy_desktop.eventbus import EventBus
-from sammy_desktop.tools import ConfirmationRequest, ConfirmationRequested, ToolServices
+from sammy_desktop.tools import (
+    ConfirmationRequest,
+    ConfirmationRequested,
+    ToolCallFinished,
+    ToolServices,
+)
 from sammy_desktop.tools.desktop import clipboard_tools
 from sammy_desktop.tools.desktop.clipboard import MAX_READ_CHARS
 from tests.helpers.events import EventLog
@@ -77,16 +82,41 @@ async def test_read_empty_non_text_and_long_clipboards(
     assert long["value"]["length"] == MAX_READ_CHARS + 5
 
 
-async def test_write_puts_text_on_the_clipboard_without_asking(
+async def test_write_on_an_empty_clipboard_needs_no_question(
     make_pack_manager: ManagerFactory, call: Call, clipboard: FakeClipboard
 ) -> None:
+    clipboard.text = ""
     confirmer = ScriptedConfirmer(False)
-    body = output(
-        await call(make_pack_manager(confirmer=confirmer), "writeClipboard", {"text": "ls -la"})
+    response = await call(
+        make_pack_manager(confirmer=confirmer), "writeClipboard", {"text": "ls -la"}
     )
-    assert body["value"] == {"length": 6}
+    assert output(response)["value"] == {"length": 6}
     assert clipboard.writes == ["ls -la"]
     assert confirmer.requests == []
+
+
+async def test_replacing_what_the_person_copied_asks_first_and_shows_the_new_text(
+    make_pack_manager: ManagerFactory, call: Call, clipboard: FakeClipboard, events: EventLog
+) -> None:
+    """Issue 18: writeClipboard replaced "a secret" silently; now the person is asked."""
+    denied = error(
+        await call(
+            make_pack_manager(confirmer=ScriptedConfirmer(False)), "writeClipboard", {"text": "x"}
+        )
+    )
+    assert "clipboard is unchanged" in denied["problems"][0]
+    assert clipboard.text == "a secret" and clipboard.writes == []
+
+    confirmer = ScriptedConfirmer(True)
+    manager = make_pack_manager(confirmer=confirmer)
+    output(await call(manager, "writeClipboard", {"text": "rm -rf build"}, "c2"))
+    assert confirmer.requests[0].prompt == "Replace what you copied with this text?\n\nrm -rf build"
+    assert clipboard.writes == ["rm -rf build"]
+    finished = [e for e in events.of(ToolCallFinished) if e.name == "writeClipboard"]
+    assert finished[-1].result.display == "Copied to the clipboard: rm -rf build"
+    # Replacing what the assistant itself put there does not ask again.
+    output(await call(manager, "writeClipboard", {"text": "make test"}, "c3"))
+    assert len(confirmer.requests) == 1
 
 
 async def test_write_empty_text_is_a_parameter_failure(

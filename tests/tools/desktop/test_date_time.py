@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+from sammy_desktop.config.settings import Settings
 from sammy_desktop.tools.desktop import resolve_zone
 from tests.tools.conftest import ManagerFactory
 from tests.tools.desktop.conftest import Call, error, output
@@ -84,3 +87,31 @@ def test_resolve_zone_against_a_given_list() -> None:
     missing = resolve_zone("Londn", zones)
     assert missing.zone is None
     assert missing.suggestions[0] == "Europe/London"
+
+
+async def test_time_withheld_in_privacy_is_a_denied_answer(
+    make_pack_manager: ManagerFactory, call: Call, settings: Settings
+) -> None:
+    settings.privacy.share_time = False
+    answer = error(await call(make_pack_manager(), "getDateTime", {}))
+    assert "Privacy" in answer["problems"][0]
+    assert "2026" not in json.dumps(answer)
+
+
+async def test_time_zone_withheld_gives_utc_and_says_so(
+    make_pack_manager: ManagerFactory, call: Call, settings: Settings
+) -> None:
+    settings.privacy.share_timezone = False
+    body = output(await call(make_pack_manager(), "getDateTime", {}))
+    assert body["value"]["iso"] == "2026-11-30T08:15:00+00:00"
+    assert body["value"]["timezone"] == "UTC"
+    assert "CET" not in json.dumps(body)
+    assert any("UTC" in line for line in body["feedback"])
+
+
+async def test_time_zone_withheld_still_converts_a_named_zone(
+    make_pack_manager: ManagerFactory, call: Call, settings: Settings
+) -> None:
+    settings.privacy.share_timezone = False
+    body = output(await call(make_pack_manager(), "getDateTime", {"timezone": "Asia/Tokyo"}))
+    assert body["value"]["iso"] == "2026-11-30T17:15:00+09:00"

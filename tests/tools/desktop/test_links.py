@@ -302,3 +302,53 @@ async def test_subprocess_launcher_reports_a_missing_program(tmp_path: Path) -> 
         await SubprocessLauncher().launch([str(tmp_path / "no-such-program")])
     with pytest.raises(ValueError, match="needs a command"):
         await SubprocessLauncher().launch([])
+
+
+# ---------------------------------------------------------------- hostile addresses (issue 18)
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        # Looks like Google, goes to evil.example: the part before @ is a user name.
+        ("https://accounts.google.com@evil.example/login", "user name before its host"),
+        ("https://user:secret@example.org/", "user name before its host"),
+        ("https://exa\u200bmple.org/", "zero width space"),  # invisible
+        ("https://example.org/\u202etxt.exe", "right-to-left override"),  # bidi
+        ("https://example.org/\u00a0x", "no-break space"),
+        ("mailto:a@b.org?attach=~/.ssh/id_rsa", "'attach' is not allowed"),
+        ("mailto:a@b.org?Attachment=/etc/passwd", "'Attachment' is not allowed"),
+        ("mailto:a@b.org?bcc=spy@evil.example", "'bcc' is not allowed"),
+        ("mailto:a@b.org?x-mailer=evil", "'x-mailer' is not allowed"),
+    ],
+)
+def test_addresses_that_hide_where_they_go_are_refused_before_asking(
+    url: str, problem: str
+) -> None:
+    verdict = check_url(url)
+    assert verdict.url is None
+    assert problem in (verdict.problem or "").lower() or problem in (verdict.problem or "")
+
+
+def test_the_question_shows_every_recipient_and_field_of_an_e_mail() -> None:
+    verdict = check_url("mailto:a@b.org,c@d.org?cc=e@f.org&subject=Hello&body=Line%201")
+    assert verdict.url is not None
+    assert verdict.question.splitlines() == [
+        "Start an e-mail to a@b.org, c@d.org?",
+        "",
+        "Cc: e@f.org",
+        "Subject: Hello",
+        "Body: Line 1",
+    ]
+
+
+def test_the_question_shows_the_site_on_its_own_line_with_punycode_beside_a_non_ascii_name() -> (
+    None
+):
+    plain = check_url("https://en.wikipedia.org/wiki/Owl")
+    assert plain.question.splitlines()[2] == "Site: en.wikipedia.org"
+    cyrillic_a = "\u0430"  # looks like "a"
+    lookalike = check_url(f"https://{cyrillic_a}pple.com/")
+    assert lookalike.url is not None
+    site = lookalike.question.splitlines()[2]
+    assert site == f"Site: {cyrillic_a}pple.com (written xn--pple-43d.com)"

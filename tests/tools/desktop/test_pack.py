@@ -8,7 +8,7 @@ from tests.helpers.events import EventLog
 from tests.tools.conftest import ManagerFactory
 from tests.tools.desktop.conftest import ASYNC_MODEL, SYNC_MODEL, Call, error
 
-ASK_FIRST = {"deleteNote", "readClipboard", "openUrl", "openApplication"}
+ASK_FIRST = {"deleteNote", "readClipboard", "writeClipboard", "openUrl", "openApplication"}
 
 PACK = [
     "getDateTime",
