@@ -71,6 +71,8 @@ class Banner(QFrame):
         row.addWidget(self.icon_label)
         self.text_label = QLabel(text, self)
         self.text_label.setObjectName("bannerText")
+        # The sentence may quote the service, a tool or a device name: never markup.
+        self.text_label.setTextFormat(Qt.TextFormat.PlainText)
         self.text_label.setWordWrap(True)
         self.text_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row.addWidget(self.text_label, 1)
@@ -101,6 +103,7 @@ class Banner(QFrame):
             if details:
                 self.details_label = QLabel(details, self)
                 self.details_label.setObjectName("bannerDetails")
+                self.details_label.setTextFormat(Qt.TextFormat.PlainText)
                 self.details_label.setWordWrap(True)
                 self.details_label.setTextInteractionFlags(
                     Qt.TextInteractionFlag.TextSelectableByMouse

@@ -25,6 +25,7 @@ from sammy_desktop.audio.events import (
     StreamRecovered,
 )
 from sammy_desktop.core.events import (
+    CodeExecuted,
     ConnectionLost,
     ErrorRaised,
     GroundingSourcesFound,
@@ -82,6 +83,8 @@ class EventBridge(QObject):
     session_ended = Signal(SessionEnded)
     tools_changed = Signal(ToolsChanged)
     grounding_sources_found = Signal(GroundingSourcesFound)
+    code_executed = Signal(CodeExecuted)
+    """The model ran code on the service's side, or its result came (the transcript's card)."""
     # -- tools --------------------------------------------------------------------------
     tool_call_started = Signal(ToolCallStarted)
     tool_call_progress = Signal(ToolCallProgress)
@@ -124,6 +127,7 @@ class EventBridge(QObject):
             SessionEnded: self.session_ended,
             ToolsChanged: self.tools_changed,
             GroundingSourcesFound: self.grounding_sources_found,
+            CodeExecuted: self.code_executed,
             ToolCallStarted: self.tool_call_started,
             ToolCallProgress: self.tool_call_progress,
             ToolCallFinished: self.tool_call_finished,

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -97,6 +97,8 @@ class MainWindow(QMainWindow):
             window's sheet.
         key_state: asks the window system whether Space is still held when a release
             arrives unmarked (X11 without detectable auto-repeat); None trusts Qt.
+        open_url: opens a Google Search suggestion in the browser;
+            ``QDesktopServices.openUrl`` by default (tests pass a recorder).
     """
 
     settings_requested = Signal(str)
@@ -123,8 +125,10 @@ class MainWindow(QMainWindow):
         geometry_file: Path | None = None,
         confirmations: QtConfirmationPort | None = None,
         key_state: KeyState | None = None,
+        open_url: Callable[[QUrl], bool] | None = None,
     ) -> None:
         super().__init__()
+        self._open_url = open_url
         self._settings = settings_state.settings if settings_state is not None else settings
         self._on_quit = on_quit
         self._quitting = False
@@ -203,7 +207,9 @@ class MainWindow(QMainWindow):
         self._conversation = QWidget(self.stack)
         conversation_layout = QVBoxLayout(self._conversation)
         conversation_layout.setContentsMargins(0, 0, 0, 0)
-        self.transcript = TranscriptView(self._theme, parent=self._conversation)
+        self.transcript = TranscriptView(
+            self._theme, open_url=self._open_url, parent=self._conversation
+        )
         conversation_layout.addWidget(self.transcript)
         self.stack.addWidget(self._conversation)
         self.confirmation_sheet = ConfirmationSheet(self._conversation)
@@ -364,6 +370,7 @@ class MainWindow(QMainWindow):
         bridge.tool_call_failed.connect(transcript.fail_tool_call)
         bridge.tool_call_cancelled.connect(transcript.cancel_tool_call)
         bridge.grounding_sources_found.connect(transcript.show_sources)
+        bridge.code_executed.connect(transcript.show_code_execution)
         bridge.confirmation_requested.connect(self.on_confirmation_requested)
 
         notices = self.notices

@@ -37,6 +37,7 @@ from sammy_desktop.tools.desktop.events import TimerCancelled, TimerFired, Timer
 from sammy_desktop.tools.wording import human_duration
 from sammy_desktop.ui.controls import can_talk
 from sammy_desktop.ui.settings.sections import SettingsSection
+from sammy_desktop.ui.settings.tools_page import tools_change_timing
 from sammy_desktop.ui.url_opener import open_folder_on_desktop
 
 if TYPE_CHECKING:
@@ -52,6 +53,14 @@ if TYPE_CHECKING:
     from sammy_desktop.ui.transcript import TranscriptView
 
 __all__ = ["Notices", "shared_summary"]
+
+_SETTINGS_FOR_ERROR: Final = {
+    ErrorKind.AUTH: SettingsSection.ACCOUNT,
+    # The Voice & language page lists the models the key can use.
+    ErrorKind.MODEL: SettingsSection.VOICE,
+    ErrorKind.CONFIGURATION: SettingsSection.VOICE,
+}
+"""The settings section that can fix an error of each kind (none for the others)."""
 
 _SHARED_WORDS: Final = {
     "time": "date and time",
@@ -169,11 +178,11 @@ class Notices(QObject):
     def on_error_raised(self, event: ErrorRaised) -> None:
         """A problem the person must act on, with the action that helps."""
         text = f"{event.message} {event.what_to_do}".strip()
-        if event.kind is ErrorKind.AUTH:
-            action = self._settings_action("Open settings", SettingsSection.ACCOUNT)
-        elif event.kind is ErrorKind.CONFIGURATION:
-            action = self._settings_action("Open settings", SettingsSection.VOICE)
+        section = _SETTINGS_FOR_ERROR.get(event.kind)
+        if section is not None:
+            action = self._settings_action("Open settings", section)
         else:
+            # A quota, a network, a bug: nothing in the settings helps; trying again may.
             action = ("Connect again", lambda: self.connect_requested.emit())
         self._banners.show_banner("error", "error", text, actions=[action])
 
@@ -226,9 +235,10 @@ class Notices(QObject):
         """Say that the assistant's tools changed, and when that takes effect."""
         if not self._state.is_running:
             return
-        when = "now" if event.applied_live else "after reconnecting"
         count = len(event.enabled)
-        self._transcript.add_note(f"Tools updated: {count} available to Sammy {when}")
+        self._transcript.add_note(
+            f"Tools updated ({count} available to Sammy): applies {tools_change_timing(event)}"
+        )
 
     def on_context_shared(self, event: ContextShared) -> None:
         """Say exactly what the assistant learnt about this computer."""

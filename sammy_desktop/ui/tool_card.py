@@ -3,6 +3,10 @@
 A card appears when a call starts (with a spinner), and turns into a result, a failure
 (with a red edge and the reason) or "cancelled". "Details" unfolds the full arguments and
 what the model was told.
+
+:class:`CodeCard` is the same card for the code the model ran on the service's side (the
+Live API's code execution): the code in a monospace block, then the outcome and what it
+printed. Every text on a card comes from a tool or the model, so it is shown as plain text.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from pydantic_core import to_jsonable_python
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from sammy_desktop.core.events import CodeExecuted
 from sammy_desktop.tools.events import (
     ToolCallCancelled,
     ToolCallFailed,
@@ -27,7 +32,7 @@ from sammy_desktop.tools.results import ToolErrorKind, ToolResult
 from sammy_desktop.ui.painted import Spinner
 from sammy_desktop.ui.theme import Palette, ThemeController
 
-__all__ = ["ToolCard", "format_duration", "key_argument", "summarize_result"]
+__all__ = ["CodeCard", "ToolCard", "format_duration", "key_argument", "summarize_result"]
 
 _MAX_ARGUMENT_CHARS: Final = 40
 _MAX_RESULT_CHARS: Final = 110
@@ -91,6 +96,14 @@ def summarize_result(result: ToolResult[Any]) -> str:
     return _short(value, _MAX_RESULT_CHARS)
 
 
+def _plain_label(text: str, parent: QWidget, name: str) -> QLabel:
+    """A label that shows ``text`` as it is: a tool's or the model's text is never markup."""
+    label = QLabel(text, parent)
+    label.setObjectName(name)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label
+
+
 def _pretty(value: Any) -> str:
     return json.dumps(_jsonable(value), indent=2, ensure_ascii=False, sort_keys=False)
 
@@ -123,11 +136,9 @@ class ToolCard(QFrame):
         self._theme = theme
         self.icon_label = QLabel(self)
         row.addWidget(self.icon_label)
-        self.name_label = QLabel(self.tool_name, self)
-        self.name_label.setObjectName("toolName")
+        self.name_label = _plain_label(self.tool_name, self, "toolName")
         row.addWidget(self.name_label)
-        self.argument_label = QLabel(key_argument(self._arguments), self)
-        self.argument_label.setObjectName("toolArgument")
+        self.argument_label = _plain_label(key_argument(self._arguments), self, "toolArgument")
         row.addWidget(self.argument_label, 1)
         self.spinner = Spinner(self)
         row.addWidget(self.spinner)
@@ -142,16 +153,14 @@ class ToolCard(QFrame):
         row.addWidget(self.details_button)
         outer.addLayout(row)
 
-        self.result_label = QLabel("", self)
-        self.result_label.setObjectName("toolResult")
+        self.result_label = _plain_label("", self, "toolResult")
         self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result_label.setContentsMargins(24, 0, 0, 0)
         self.result_label.hide()
         outer.addWidget(self.result_label)
 
-        self.details_label = QLabel("", self)
-        self.details_label.setObjectName("toolDetails")
+        self.details_label = _plain_label("", self, "toolDetails")
         self.details_label.setWordWrap(True)
         self.details_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details_label.setContentsMargins(24, 0, 0, 0)
@@ -247,3 +256,168 @@ class ToolCard(QFrame):
 
     def _on_details_toggled(self, shown: bool) -> None:
         self.details_label.setVisible(shown)
+
+
+_OUTCOMES: Final[dict[str, tuple[str, str]]] = {
+    # outcome: (status, what the card says)
+    "OUTCOME_OK": ("finished", "Ran without errors."),
+    "OUTCOME_FAILED": ("failed", "The code failed."),
+    "OUTCOME_DEADLINE_EXCEEDED": ("failed", "It took too long and was stopped."),
+}
+_NO_OUTCOME: Final = ("finished", "Finished; the service did not say how it went.")
+
+
+class CodeCard(QFrame):
+    """Code the model ran on the service's side: the code, then its outcome and output.
+
+    Styled as a tool card (the same frame, edge colours and labels), so the transcript
+    reads alike whichever side ran the tool.
+
+    Args:
+        event: the ``CodeExecuted`` that created the card: the code, or (when the code
+            itself never came) its result.
+        theme: colours and icons.
+        parent: the Qt parent.
+    """
+
+    def __init__(
+        self, event: CodeExecuted, theme: ThemeController, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.turn_id = event.turn_id
+        self.code_id = event.code_id
+        self._theme = theme
+        self._status = "running"
+        self.setObjectName("toolCard")
+        self.setProperty("status", "running")
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(12, 8, 8, 8)
+        outer.setSpacing(4)
+        row = QHBoxLayout()
+        row.setSpacing(8)
+        self.icon_label = QLabel(self)
+        row.addWidget(self.icon_label)
+        self.name_label = _plain_label("Code execution", self, "toolName")
+        row.addWidget(self.name_label)
+        self.language_label = _plain_label(_language_word(event.language), self, "toolArgument")
+        row.addWidget(self.language_label, 1)
+        self.spinner = Spinner(self)
+        row.addWidget(self.spinner)
+        outer.addLayout(row)
+
+        self.code_label = self._block("codeBlock")
+        outer.addWidget(self.code_label)
+        self.result_label = _plain_label("", self, "toolResult")
+        self.result_label.setWordWrap(True)
+        self.result_label.setContentsMargins(24, 0, 0, 0)
+        self.result_label.hide()
+        outer.addWidget(self.result_label)
+        self.output_label = self._block("codeOutput")
+        outer.addWidget(self.output_label)
+
+        self._apply_palette(theme.palette)
+        theme.palette_changed.connect(self._apply_palette)
+        self.spinner.start()
+        if event.outcome is None:
+            self.set_code(event)
+        else:
+            self.set_result(event)
+        self._refresh_accessible()
+
+    def _block(self, name: str) -> QLabel:
+        # The tool card's monospace text (toolDetails); the name says which block it is.
+        label = _plain_label("", self, "toolDetails")
+        label.setAccessibleName("Code" if name == "codeBlock" else "Output")
+        label.setProperty("block", name)
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        label.setContentsMargins(24, 2, 0, 2)
+        label.hide()
+        return label
+
+    def _apply_palette(self, palette: Palette) -> None:
+        self.icon_label.setPixmap(self._theme.assets.pixmap("tool", palette.text_muted, 16))
+
+    @property
+    def status(self) -> str:
+        """``running``, then ``finished`` or ``failed``; ``cancelled`` if no result came."""
+        return self._status
+
+    @property
+    def waiting_for_result(self) -> bool:
+        """Whether the code ran (or runs) and its result has not come yet."""
+        return self._status == "running"
+
+    @property
+    def code(self) -> str:
+        """The code shown."""
+        return self.code_label.text()
+
+    @property
+    def output(self) -> str:
+        """What the code printed (or its error), as shown."""
+        return self.output_label.text()
+
+    @property
+    def outcome_text(self) -> str:
+        """The sentence that says how it went ("" while it runs)."""
+        return self.result_label.text()
+
+    def set_code(self, event: CodeExecuted) -> None:
+        """Show the code the model wrote (again, if the service repeats it)."""
+        if event.language:
+            self.language_label.setText(_language_word(event.language))
+        self.code_label.setText(event.code.rstrip())
+        self.code_label.setVisible(bool(event.code.strip()))
+        if self.code_id is None:
+            self.code_id = event.code_id
+        self._refresh_accessible()
+
+    def set_result(self, event: CodeExecuted) -> None:
+        """The code's result came: its outcome and what it printed."""
+        status, words = _OUTCOMES.get(event.outcome or "", _NO_OUTCOME)
+        self._set_result(words)
+        output = event.output.rstrip()
+        self.output_label.setText(output)
+        self.output_label.setVisible(bool(output))
+        self._end(status)
+
+    def no_result(self) -> None:
+        """The answer ended and no result came for this code."""
+        if self.waiting_for_result:
+            self._set_result("No result came back.")
+            self._end("cancelled")
+
+    def _set_result(self, text: str) -> None:
+        self.result_label.setText(text)
+        self.result_label.setVisible(bool(text))
+
+    def _end(self, status: str) -> None:
+        self.spinner.stop()
+        self._status = status
+        self.setProperty("status", status)
+        # A dynamic property only restyles after an explicit re-polish.
+        self.style().unpolish(self)
+        self.style().polish(self)
+        self._refresh_accessible()
+
+    def _refresh_accessible(self) -> None:
+        words = {
+            "running": "running",
+            "finished": "done",
+            "failed": "failed",
+            "cancelled": "no result",
+        }[self._status]
+        summary = f"Code execution ({self.language_label.text()}): {words}"
+        if self.result_label.text():
+            summary += f". {self.result_label.text()}"
+        self.setAccessibleName(summary)
+
+
+def _language_word(language: str) -> str:
+    """``PYTHON`` -> ``Python``; nothing said means Python, the only language there is."""
+    word = language.strip().removeprefix("LANGUAGE_")
+    if not word or word == "UNSPECIFIED":
+        return "Python"
+    return word.capitalize()

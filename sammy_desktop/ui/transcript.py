@@ -2,8 +2,11 @@
 
 Lines are keyed by ``(turn_id, speaker)``: every :class:`TranscriptUpdated` carries the
 whole line so far, so the view simply replaces the text, drawn in a lighter tone until the
-line is final. Tool cards are keyed by call id. The view follows new content to the
-bottom until the person scrolls up, and follows again once they scroll back down.
+line is final. Tool cards are keyed by call id; the cards of code the model ran on the
+service's side by the service's code id (a result without one goes to the turn's card still
+waiting). Under a grounded answer: the web pages it came from, as links, and Google's Search
+suggestions as chips. The view follows new content to the bottom until the person scrolls
+up, and follows again once they scroll back down.
 
 For screen readers every line is a label named after its speaker, the area is named
 "Conversation", and its description always holds the newest finished line.
@@ -12,9 +15,10 @@ For screen readers every line is a label named after its speaker, the area is na
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from typing import Final
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, QUrl
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -26,7 +30,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sammy_desktop.core.events import GroundingSourcesFound, Speaker, TranscriptUpdated
+from sammy_desktop.core.events import (
+    CodeExecuted,
+    GroundingSourcesFound,
+    Speaker,
+    TranscriptUpdated,
+)
 from sammy_desktop.tools.events import (
     ToolCallCancelled,
     ToolCallFailed,
@@ -34,8 +43,9 @@ from sammy_desktop.tools.events import (
     ToolCallProgress,
     ToolCallStarted,
 )
+from sammy_desktop.ui.search_suggestions import SearchSuggestions
 from sammy_desktop.ui.theme import ThemeController
-from sammy_desktop.ui.tool_card import ToolCard
+from sammy_desktop.ui.tool_card import CodeCard, ToolCard
 
 __all__ = ["Bubble", "MessageRow", "TranscriptView"]
 
@@ -127,6 +137,8 @@ class TranscriptView(QScrollArea):
     Args:
         theme: colours and icons for the tool cards.
         assistant_name: how the assistant is labelled.
+        open_url: opens a Search suggestion's results in the browser
+            (``QDesktopServices.openUrl`` by default; tests pass a recorder).
         parent: the Qt parent.
     """
 
@@ -135,11 +147,13 @@ class TranscriptView(QScrollArea):
         theme: ThemeController,
         *,
         assistant_name: str = "Sammy",
+        open_url: Callable[[QUrl], bool] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._theme = theme
         self._assistant_name = assistant_name
+        self._open_url = open_url
         self.setObjectName("transcript")
         self.setAccessibleName("Conversation")
         self.setWidgetResizable(True)
@@ -167,6 +181,8 @@ class TranscriptView(QScrollArea):
         self._lines: dict[tuple[int, Speaker], MessageRow] = {}
         self._cards: dict[str, ToolCard] = {}
         self._sources: dict[int, QLabel] = {}
+        self._suggestions: dict[int, SearchSuggestions] = {}
+        self._code_cards: list[CodeCard] = []
         self._follow = True
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range_changed)
@@ -195,6 +211,18 @@ class TranscriptView(QScrollArea):
         """Every tool card, in order."""
         return list(self._cards.values())
 
+    def code_cards(self) -> list[CodeCard]:
+        """Every card of code the model ran, in order."""
+        return list(self._code_cards)
+
+    def sources_line(self, turn_id: int) -> QLabel | None:
+        """The "Sources:" line under the answer of turn ``turn_id``."""
+        return self._sources.get(turn_id)
+
+    def search_suggestions(self, turn_id: int) -> SearchSuggestions | None:
+        """The Google Search suggestions under the answer of turn ``turn_id``."""
+        return self._suggestions.get(turn_id)
+
     # ------------------------------------------------------------------ updates
 
     def update_line(self, event: TranscriptUpdated) -> None:
@@ -211,6 +239,10 @@ class TranscriptView(QScrollArea):
         row.set_text(event.text, final=event.final)
         if event.final:
             self.setAccessibleDescription(f"{row.speaker_label.text()}: {event.text}")
+            if event.speaker is Speaker.ASSISTANT:
+                for card in self._code_cards:
+                    if card.turn_id == event.turn_id:
+                        card.no_result()
 
     def add_tool_call(self, event: ToolCallStarted) -> ToolCard:
         """Show a card for a call that just started."""
@@ -248,7 +280,12 @@ class TranscriptView(QScrollArea):
             card.show_progress(event)
 
     def show_sources(self, event: GroundingSourcesFound) -> QLabel:
-        """Where an answer came from: the web pages, as links (one line per turn)."""
+        """Where an answer came from: the web pages as links, the searches as chips.
+
+        One block per turn, under the answer: the "Sources:" line, then Google's Search
+        suggestions (the queries the model ran), which the terms ask to show with a grounded
+        answer. Returns the sources line.
+        """
         links = []
         for source in event.sources:
             uri = source.uri.strip()
@@ -257,28 +294,80 @@ class TranscriptView(QScrollArea):
             name = html.escape(source.domain or source.title or uri)
             title = html.escape(source.title or uri, quote=True)
             links.append(f'<a href="{html.escape(uri, quote=True)}" title="{title}">{name}</a>')
-        text = "Sources: " + (" · ".join(links) if links else "none given")
         label = self._sources.get(event.turn_id)
-        if label is None:
-            label = QLabel(self._content)
-            label.setObjectName("sourcesLine")
-            label.setWordWrap(True)
-            label.setTextFormat(Qt.TextFormat.RichText)
-            label.setOpenExternalLinks(True)
-            label.setTextInteractionFlags(
-                Qt.TextInteractionFlag.TextBrowserInteraction
-                | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
-            )
-            label.setAccessibleName("Sources of the answer")
-            self._append(label)
-            self._sources[event.turn_id] = label
-        label.setText(text)
+        suggestions = self._suggestions.get(event.turn_id)
+        if label is None or suggestions is None:
+            label, suggestions = self._add_grounding_block(event.turn_id)
+        label.setText("Sources: " + (" · ".join(links) if links else "none given"))
+        suggestions.add_queries(event.queries)
+        # With searches to show and no page to link, "none given" would only be noise.
+        label.setVisible(bool(links) or not suggestions.queries)
         return label
+
+    def _add_grounding_block(self, turn_id: int) -> tuple[QLabel, SearchSuggestions]:
+        block = QWidget(self._content)
+        block.setObjectName("groundingBlock")
+        column = QVBoxLayout(block)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(6)
+        label = QLabel(block)
+        label.setObjectName("sourcesLine")
+        label.setWordWrap(True)
+        label.setTextFormat(Qt.TextFormat.RichText)
+        label.setOpenExternalLinks(True)
+        label.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextBrowserInteraction
+            | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
+        )
+        label.setAccessibleName("Sources of the answer")
+        column.addWidget(label)
+        suggestions = SearchSuggestions(self._open_url, block)
+        suggestions.hide()
+        column.addWidget(suggestions)
+        self._append(block)
+        self._sources[turn_id] = label
+        self._suggestions[turn_id] = suggestions
+        return label, suggestions
+
+    def show_code_execution(self, event: CodeExecuted) -> CodeCard:
+        """Code the model ran: a new card for the code, its result on that same card.
+
+        A result finds its card by the service's code id; without one (or with an id no
+        card has), the turn's last card still waiting for a result. A result with no card
+        at all still gets one.
+        """
+        if event.outcome is None:
+            card = self._code_card(event.code_id) if event.code_id else None
+            if card is None:
+                card = self._add_code_card(event)
+            else:
+                card.set_code(event)
+            return card
+        card = self._code_card(event.code_id) if event.code_id else None
+        if card is None:
+            waiting = [c for c in self._code_cards if c.turn_id == event.turn_id]
+            waiting = [c for c in waiting if c.waiting_for_result]
+            card = waiting[-1] if waiting else self._add_code_card(event)
+        card.set_result(event)
+        return card
+
+    def _code_card(self, code_id: str) -> CodeCard | None:
+        for card in reversed(self._code_cards):
+            if card.code_id == code_id:
+                return card
+        return None
+
+    def _add_code_card(self, event: CodeExecuted) -> CodeCard:
+        card = CodeCard(event, self._theme, self._content)
+        self._code_cards.append(card)
+        self._append(card)
+        return card
 
     def add_note(self, text: str) -> QLabel:
         """A quiet centred line (session started, ended, reconnected...)."""
         note = QLabel(text, self._content)
         note.setObjectName("systemLine")
+        note.setTextFormat(Qt.TextFormat.PlainText)  # may quote the model (endSession's reason)
         note.setAlignment(Qt.AlignmentFlag.AlignCenter)
         note.setWordWrap(True)
         self._append(note)

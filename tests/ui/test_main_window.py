@@ -316,7 +316,7 @@ def test_a_tool_switch_mid_session_is_noted_in_the_transcript(
     agent.move_to(AgentState.READY)
     bus.emit(ToolsChanged(enabled=("endSession", "escalate"), applied_live=True))
     notes = [label.text() for label in window.transcript.findChildren(QLabel, "systemLine")]
-    assert notes == ["Tools updated: 2 available to Sammy now"]
+    assert notes == ["Tools updated (2 available to Sammy): applies now"]
 
 
 def test_hands_free_button_connects_then_pauses_and_resumes_the_mic(
@@ -361,7 +361,8 @@ def test_grounding_sources_show_as_links_under_the_answer(
             queries=("tokyo weather",),
         )
     )
-    (label,) = window.transcript.findChildren(QLabel, "sourcesLine")
+    label = window.transcript.sources_line(3)
+    assert label is not None and label.objectName() == "sourcesLine"
     assert 'href="https://example.com/tokyo"' in label.text()
     assert ">example.com</a>" in label.text()
     assert "javascript" not in label.text()

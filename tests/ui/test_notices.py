@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -77,7 +78,12 @@ def _timer(status: TimerStatus = TimerStatus.RUNNING) -> TimerInfo:
 
 @pytest.mark.parametrize(
     ("kind", "section"),
-    [(ErrorKind.AUTH, SettingsSection.ACCOUNT), (ErrorKind.CONFIGURATION, SettingsSection.VOICE)],
+    [
+        (ErrorKind.AUTH, SettingsSection.ACCOUNT),
+        # The model is not available to the key: Voice & language lists the ones that are.
+        (ErrorKind.MODEL, SettingsSection.VOICE),
+        (ErrorKind.CONFIGURATION, SettingsSection.VOICE),
+    ],
 )
 def test_an_error_the_settings_can_fix_opens_them(
     qtbot: QtBot, shown: Window, kind: ErrorKind, section: str
@@ -97,6 +103,33 @@ def test_a_connection_error_offers_to_connect_again(qtbot: QtBot, shown: Window)
     assert button.text() == "Connect again"
     with qtbot.waitSignal(shown.notices.connect_requested):
         button.click()
+
+
+def test_a_used_up_quota_says_what_to_do_and_offers_no_settings(
+    qtbot: QtBot, shown: Window
+) -> None:
+    what_to_do = "Wait a while, or check your plan and billing in Google AI Studio."
+    shown.notices.on_error_raised(
+        ErrorRaised(ErrorKind.QUOTA, "The API key's quota is used up.", what_to_do)
+    )
+    banner = shown.banner("error")
+    assert banner.kind == "error"
+    assert banner.text == f"The API key's quota is used up. {what_to_do}"
+    # Nothing in the settings raises a quota; once it is back, connecting again helps.
+    assert [button.text() for button in banner.action_buttons] == ["Connect again"]
+    with (
+        qtbot.assertNotEmitted(shown.notices.settings_requested),
+        qtbot.waitSignal(shown.notices.connect_requested),
+    ):
+        banner.action_buttons[0].click()
+
+
+def test_a_banner_shows_the_services_words_as_written(shown: Window) -> None:
+    reason = "1008 models/<b>x</b> is not found for API version v1beta"
+    shown.notices.on_error_raised(ErrorRaised(ErrorKind.MODEL, reason, ""))
+    label = shown.banner("error").text_label
+    assert label.textFormat() is Qt.TextFormat.PlainText
+    assert label.text() == reason
 
 
 def test_reconnecting_replaces_its_banner_and_being_back_removes_it(shown: Window) -> None:
@@ -167,12 +200,20 @@ def test_a_device_problem_offers_the_devices_page_until_it_recovers(
     assert shown.has_banner("device-input")
 
 
-def test_tool_changes_are_noted_only_during_a_conversation(shown: Window) -> None:
-    shown.notices.on_tools_changed(ToolsChanged(enabled=("a", "b", "c"), applied_live=False))
-    assert shown.notes() == ["Tools updated: 3 available to Sammy after reconnecting"]
+def test_tool_changes_say_when_they_apply_and_only_during_a_conversation(shown: Window) -> None:
+    shown.notices.on_tools_changed(ToolsChanged(enabled=("a", "b"), applied_live=True))
+    shown.notices.on_tools_changed(
+        ToolsChanged(enabled=("a", "b", "c"), applied_live=False, after_this_answer=True)
+    )
+    shown.notices.on_tools_changed(ToolsChanged(enabled=("a",), applied_live=False))
+    assert shown.notes() == [
+        "Tools updated (2 available to Sammy): applies now",
+        "Tools updated (3 available to Sammy): applies after this answer",
+        "Tools updated (1 available to Sammy): applies when Sammy next connects",
+    ]
     _state(shown, AgentState.DISCONNECTED)
     shown.notices.on_tools_changed(ToolsChanged(enabled=("a",), applied_live=True))
-    assert shown.notes() == ["Tools updated: 3 available to Sammy after reconnecting"]
+    assert len(shown.notes()) == 3
 
 
 def test_start_up_notices_and_the_not_connected_banner(shown: Window) -> None:

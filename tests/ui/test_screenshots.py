@@ -1,4 +1,5 @@
-"""Screenshots of the main window (light and dark), a tool card and the settings pane.
+"""Screenshots of the main window (light and dark), a tool card, a grounded answer with its
+Google Search suggestions, a code execution card, the welcome panel and the confirmation sheet.
 
 They are saved under the test output folder for a person to look at; the assertions
 check that they were rendered at a sensible size and are not blank.
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
+from PySide6.QtCore import QPoint, QRect
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
@@ -17,12 +19,15 @@ from pytestqt.qtbot import QtBot
 from sammy_desktop.config import Theme
 from sammy_desktop.core.events import (
     AgentState,
+    CodeExecuted,
+    GroundingSourcesFound,
     Reconnected,
     Speaker,
     StateChanged,
     TranscriptUpdated,
     TurnStats,
 )
+from sammy_desktop.core.grounding import GroundingSource
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools.context import ConfirmationRequest
 from sammy_desktop.tools.events import ContextShared, ToolCallFinished, ToolCallStarted
@@ -30,7 +35,7 @@ from sammy_desktop.tools.results import ToolResult
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.theme import ThemeController
 
-from .conftest import FakeAgent, MakeWelcome, MakeWindow
+from .conftest import FakeAgent, MakeWelcome, MakeWindow, Picture
 
 
 class Clock(BaseModel):
@@ -48,6 +53,17 @@ def _save(widget: QWidget, folder: Path, name: str) -> Path:
         image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)
     }
     assert len(colors) > 5, "the screenshot is blank"
+    return path
+
+
+def _save_region(window: QWidget, widget: QWidget, folder: Path, name: str) -> Path:
+    """``widget`` as it shows in ``window`` (a transparent widget grabbed alone has no
+    background of its own), with a few pixels of the window around it."""
+    corner = widget.mapTo(window, QPoint(0, 0))
+    area = QRect(corner, widget.size()).adjusted(-6, -6, 6, 6)
+    path = folder / "screenshots" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    assert window.grab(area.intersected(window.rect())).save(str(path))
     return path
 
 
@@ -142,3 +158,87 @@ def test_welcome_and_confirmation_screenshots(
     qtbot.wait(50)
     _save(window, test_output_dir, "confirmation-sheet.png")
     window.confirmation_sheet.deny()
+
+
+def _grounded_answer_and_code(bus: EventBus, agent: FakeAgent) -> None:
+    agent.move_to(AgentState.READY)
+    bus.emit(
+        TranscriptUpdated(
+            speaker=Speaker.USER, text="Will it rain in Tokyo tomorrow?", final=True, turn_id=1
+        )
+    )
+    bus.emit(
+        TranscriptUpdated(
+            speaker=Speaker.ASSISTANT,
+            text="Light rain is likely in the afternoon, around 14 degrees.",
+            final=True,
+            turn_id=1,
+        )
+    )
+    bus.emit(
+        GroundingSourcesFound(
+            turn_id=1,
+            sources=(
+                GroundingSource(
+                    "Tokyo forecast", "https://weather.example.com/tokyo", "weather.example.com"
+                ),
+                GroundingSource("JMA", "https://www.jma.go.jp/", "jma.go.jp"),
+            ),
+            queries=("tokyo weather tomorrow", "tokyo rain forecast", "Tokyo Regen morgen"),
+            search_entry_point="<div>...</div>",
+        )
+    )
+    bus.emit(
+        TranscriptUpdated(
+            speaker=Speaker.USER, text="What is the sum of 1 to 100?", final=True, turn_id=2
+        )
+    )
+    code = 'total = sum(range(1, 101))\nprint(f"The sum is {total}")'
+    bus.emit(CodeExecuted(turn_id=2, code=code, language="PYTHON", code_id="k1"))
+    bus.emit(
+        CodeExecuted(
+            turn_id=2,
+            code="",
+            language="",
+            outcome="OUTCOME_OK",
+            output="The sum is 5050\n",
+            code_id="k1",
+        )
+    )
+    bus.emit(
+        TranscriptUpdated(speaker=Speaker.ASSISTANT, text="It is 5050.", final=True, turn_id=2)
+    )
+
+
+@pytest.mark.parametrize("theme_name", [Theme.LIGHT, Theme.DARK])
+def test_grounded_answer_and_code_card_screenshots(
+    qtbot: QtBot,
+    theme: ThemeController,
+    bus: EventBus,
+    agent: FakeAgent,
+    make_window: MakeWindow,
+    test_output_dir: Path,
+    theme_name: Theme,
+) -> None:
+    theme.set_theme(theme_name)
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    _grounded_answer_and_code(bus, agent)
+    suggestions = window.transcript.search_suggestions(1)
+    assert suggestions is not None
+    (card,) = window.transcript.code_cards()
+    qtbot.waitUntil(lambda: suggestions.isVisible() and card.isVisible())
+    block = suggestions.parentWidget()
+    assert block is not None
+    window.transcript.ensureWidgetVisible(block, 0, 120)  # the answer above it, too
+    picture = Picture(window)
+    qtbot.waitUntil(picture.settled)
+    _save(window, test_output_dir, f"main-window-grounded-{theme_name.value}.png")
+    # The block and the card as they sit in the window (on the window's background).
+    _save_region(window, block, test_output_dir, f"search-suggestions-{theme_name.value}.png")
+    window.transcript.scroll_to_end()
+    picture = Picture(window)
+    qtbot.waitUntil(picture.settled)
+    _save(window, test_output_dir, f"main-window-code-{theme_name.value}.png")
+    _save_region(window, card, test_output_dir, f"code-card-{theme_name.value}.png")

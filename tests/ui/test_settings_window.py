@@ -15,10 +15,16 @@ from sammy_desktop.audio.devices import AudioDevice
 from sammy_desktop.config import AppPaths, Settings, Theme
 from sammy_desktop.config.secrets import SecretStore
 from sammy_desktop.config.store import SettingsStore
+from sammy_desktop.core.events import ToolsChanged
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools.context import ToolServices
 from sammy_desktop.tools.desktop import TimerService, desktop_tools
+from sammy_desktop.tools.desktop.code_execution import (
+    CODE_EXECUTION_UNAVAILABLE,
+    code_execution_unavailable_reason,
+)
 from sammy_desktop.tools.manager import ToolManager
+from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.desktop_ports import QtApplicationLauncher, QtClipboard, QtDesktopNotifier
 from sammy_desktop.ui.settings import SettingsSection, SettingsWindow
@@ -304,3 +310,96 @@ def test_applications_format_round_trips() -> None:
         parse_applications("A = a\nB =   ")
     with pytest.raises(ApplicationListError, match="line 1: No closing quotation"):
         parse_applications("A = 'oops")
+
+
+def test_code_execution_is_off_limits_with_a_model_that_does_not_offer_it(
+    qloop: asyncio.Runner,
+    make_settings_window: MakeSettingsWindow,
+    manager: ToolManager,
+    settings_state: SettingsState,
+) -> None:
+    window = _window(
+        make_settings_window,
+        tools=manager,
+        code_execution_unavailable=code_execution_unavailable_reason,
+    )
+    page = window.tools_page
+    card = window.cards["code_execution"]
+    assert card.title == "Code execution"
+    assert card.parentWidget() is window.cards["google_search"].parentWidget()  # beside it
+    assert not card.editor.isEnabled()
+    assert page.code_execution_note.text() == CODE_EXECUTION_UNAVAILABLE
+    assert not page.code_execution_note.isHidden()
+    assert card.editor.accessibleDescription() == CODE_EXECUTION_UNAVAILABLE
+    # No model in service offers it: another one changes nothing.
+    window.voice_page.apply("model", "gemini-2.5-flash-native-audio-latest")
+    assert not card.editor.isEnabled()
+
+
+def test_the_code_execution_switch_follows_the_chosen_model(
+    qloop: asyncio.Runner, make_settings_window: MakeSettingsWindow
+) -> None:
+    def unavailable(model: str) -> str | None:  # a model that offers it, as one day may
+        return None if model == "gemini-9-live" else CODE_EXECUTION_UNAVAILABLE
+
+    window = _window(make_settings_window, code_execution_unavailable=unavailable)
+    switch = window.cards["code_execution"].editor
+    assert not switch.isEnabled()
+    window.voice_page.apply("model", "gemini-9-live")
+    assert switch.isEnabled()
+    assert window.tools_page.code_execution_note.isHidden()
+    window.voice_page.apply("model", "gemini-3.8-live")
+    assert not switch.isEnabled()
+
+
+def test_the_tools_page_says_when_a_switch_applies(
+    qloop: asyncio.Runner,
+    make_settings_window: MakeSettingsWindow,
+    manager: ToolManager,
+    bus: EventBus,
+    bridge: EventBridge,
+) -> None:
+    window = _window(make_settings_window, tools=manager, bridge=bridge)
+    status = window.tools_page.tools_status
+    assert status is not None and status.isHidden()
+    said = []
+    for event in (
+        ToolsChanged(enabled=("a",), applied_live=True),
+        ToolsChanged(enabled=("a",), applied_live=False, after_this_answer=True),
+        ToolsChanged(enabled=("a",), applied_live=False),
+    ):
+        bus.emit(event)
+        said.append(status.text())
+    assert said == [
+        "Saved; applies now.",
+        "Saved; applies after this answer.",
+        "Saved; applies when Sammy next connects.",
+    ]
+    assert not status.isHidden()
+
+
+def test_code_execution_switch_screenshot(
+    qloop: asyncio.Runner,
+    qtbot: QtBot,
+    make_settings_window: MakeSettingsWindow,
+    manager: ToolManager,
+    test_output_dir: Path,
+) -> None:
+    async def scenario() -> None:
+        window = _window(
+            make_settings_window,
+            tools=manager,
+            code_execution_unavailable=code_execution_unavailable_reason,
+        )
+        window.show()
+        qtbot.waitExposed(window)
+        window.open_section(SettingsSection.TOOLS)
+        card = window.cards["code_execution"]
+        window.tools_page.ensureWidgetVisible(card, 0, 160)  # with web search above it
+        picture = Picture(window)
+        await wait_until(picture.settled)
+        folder = test_output_dir / "screenshots"
+        folder.mkdir(parents=True, exist_ok=True)
+        assert picture.pixmap.save(str(folder / "settings-tools-code-execution.png"))
+
+    qloop.run(scenario())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pydantic import BaseModel
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.eventbus import EventBus
@@ -110,3 +111,20 @@ def test_formatting_helpers() -> None:
     assert key_argument({"text": "x" * 100}).endswith("…")
     assert summarize_result(ToolResult.success(None)) == "Done"
     assert summarize_result(ToolResult.success(1, display="One thing")) == "One thing"
+
+
+def test_what_a_tool_says_is_shown_as_written_never_as_markup(
+    qtbot: QtBot, theme: ThemeController, bridge: EventBridge, bus: EventBus
+) -> None:
+    view = _view(qtbot, theme, bridge)
+    markup = '<a href="https://evil.example">click</a>'
+    bus.emit(ToolCallStarted(call_id="c4", name="<b>tool</b>", arguments={"q": markup}))
+    result = ToolResult.success(None, display=f"<img src=x> {markup}")
+    bus.emit(ToolCallFinished("c4", "<b>tool</b>", result, result.to_model_payload(), 0.01))
+    card = view.tool_card("c4")
+    assert card is not None
+    for label in (card.name_label, card.argument_label, card.result_label, card.details_label):
+        assert label.textFormat() is Qt.TextFormat.PlainText, label.objectName()
+    assert card.result_label.text() == f"<img src=x> {markup}"
+    note = view.add_note("Sammy is ending the conversation: <b>bye</b>")
+    assert note.textFormat() is Qt.TextFormat.PlainText

@@ -17,7 +17,12 @@ from sammy_desktop.config import Settings
 from sammy_desktop.live_sdk import types
 from sammy_desktop.tools.capabilities import capabilities_for
 
-__all__ = ["CODE_EXECUTION_UNAVAILABLE", "code_execution_available", "code_execution_tools"]
+__all__ = [
+    "CODE_EXECUTION_UNAVAILABLE",
+    "code_execution_available",
+    "code_execution_tools",
+    "code_execution_unavailable_reason",
+]
 
 CODE_EXECUTION_UNAVAILABLE: Final = (
     "No Live model offers code execution today (Google's model pages say it is not "
@@ -28,6 +33,15 @@ CODE_EXECUTION_UNAVAILABLE: Final = (
 def code_execution_available(model: str) -> bool:
     """Whether ``model`` takes the ``codeExecution`` tool in Live."""
     return capabilities_for(model).code_execution
+
+
+def code_execution_unavailable_reason(model: str) -> str | None:
+    """Why the code execution switch does nothing with ``model``; None when the model offers it.
+
+    The settings pane shows it under the switch (the window may not import this pack, so the
+    app hands the pane this function).
+    """
+    return None if code_execution_available(model) else CODE_EXECUTION_UNAVAILABLE
 
 
 def code_execution_tools(settings: Settings) -> list[types.Tool]:

@@ -5,8 +5,13 @@ Each registered tool gets a card with its name, the first line of its descriptio
 once: it is saved, and the running conversation's tools change mid-session (the page says
 whether that reached the live session or waits for the next connection). Under the tools:
 the notes folder (opened in the file manager, made first if it does not exist yet), the
-generated tool settings (web search) and the applications the assistant may open, edited
-as ``Name = command`` lines (see :mod:`~sammy_desktop.ui.settings.applications`).
+generated tool settings (web search, code execution) and the applications the assistant may
+open, edited as ``Name = command`` lines (see :mod:`~sammy_desktop.ui.settings.applications`).
+
+Code execution is the Live API's own tool, and no Live model offers it today: with a model
+that does not, its switch is disabled and the page says why (the sentence comes from the
+tool pack, through the ``code_execution_unavailable`` the app passes), and it follows the
+model chosen on the Voice & language page.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from sammy_desktop.config import Settings
 from sammy_desktop.tools.kinds import ToolCategory
 from sammy_desktop.ui.painted import ToggleSwitch
 from sammy_desktop.ui.settings.applications import (
@@ -35,7 +41,7 @@ if TYPE_CHECKING:
     from sammy_desktop.ui.controls import AgentControls, UiTasks
     from sammy_desktop.ui.settings_state import SettingsState
 
-__all__ = ["NotesFolderCard", "ToolCatalog", "ToolInfo", "ToolsPage"]
+__all__ = ["NotesFolderCard", "ToolCatalog", "ToolInfo", "ToolsPage", "tools_change_timing"]
 
 _log = logging.getLogger(__name__)
 
@@ -81,6 +87,20 @@ class ToolCatalog(Protocol):
     def is_enabled(self, name: str) -> bool:
         """Whether the model may use ``name`` now."""
         ...
+
+
+def tools_change_timing(event: ToolsChanged) -> str:
+    """When a tool switch reaches Sammy: "now", "after this answer" or at the next connection.
+
+    The running conversation takes a switch in place (``applied_live``), or by reconnecting
+    quietly once the answer in progress is over (``after_this_answer``); otherwise the
+    change waits for the next connection.
+    """
+    if event.applied_live:
+        return "now"
+    if event.after_this_answer:
+        return "after this answer"
+    return "when Sammy next connects"
 
 
 def _first_line(text: str) -> str:
@@ -162,6 +182,9 @@ class ToolsPage(FieldsPage):
         controls: the agent, to switch tools mid-session.
         notes_folder: where the notes tools keep their file; no notes card without it.
         open_folder: shows a folder in the file manager.
+        code_execution_unavailable: why the code execution switch does nothing with a
+            model, or None when the model offers it (the pack's
+            ``code_execution_unavailable_reason``); without it the switch is always on offer.
         parent: the Qt parent.
     """
 
@@ -174,12 +197,14 @@ class ToolsPage(FieldsPage):
         tools: ToolCatalog | None = None,
         controls: AgentControls | None = None,
         notes_folder: Path | None = None,
+        code_execution_unavailable: Callable[[str], str | None] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(SettingsSection.TOOLS, state, parent)
         self._tasks = tasks
         self._tools = tools
         self._controls = controls
+        self._code_execution_unavailable = code_execution_unavailable
         self.tool_switches: dict[str, ToggleSwitch] = {}
         """Each tool's switch, by tool name."""
         self.tools_status: QLabel | None = None
@@ -194,6 +219,14 @@ class ToolsPage(FieldsPage):
             self._add_notes_folder(notes_folder, open_folder)
             self.add_group_title("More")
         self.add_generated()
+        self.code_execution_note = QLabel("")
+        """Why the code execution switch is off limits with the chosen model (hidden if not)."""
+        self.code_execution_note.setObjectName("fieldDescription")
+        self.code_execution_note.setWordWrap(True)
+        self.code_execution_note.hide()
+        self.cards["code_execution"].add_below(self.code_execution_note)
+        self._show_code_execution(self.settings.model)
+        state.changed.connect(self.on_settings_changed)
         self._add_applications()
 
     def _add_tool_cards(self, tools: ToolCatalog) -> None:
@@ -292,12 +325,24 @@ class ToolsPage(FieldsPage):
             return False
         return self.apply("allowed_applications", applications)
 
+    def on_settings_changed(self, settings: Settings, names: frozenset[str]) -> None:
+        """A new model may or may not offer code execution."""
+        if "model" in names:
+            self._show_code_execution(settings.model)
+
+    def _show_code_execution(self, model: str) -> None:
+        card = self.cards["code_execution"]
+        why = self._code_execution_unavailable(model) if self._code_execution_unavailable else None
+        description = Settings.model_fields["code_execution"].description or ""
+        card.editor.setEnabled(why is None)
+        card.editor.setToolTip(why or description)
+        card.editor.setAccessibleDescription(why or description)
+        self.code_execution_note.setText(why or "")
+        self.code_execution_note.setVisible(why is not None)
+
     def on_tools_changed(self, event: ToolsChanged) -> None:
         """Say whether the last switch reached the running conversation."""
         if self.tools_status is None:
             return
-        if event.applied_live:
-            self.tools_status.setText("Applied to the running conversation.")
-        else:
-            self.tools_status.setText("Saved; applies when the assistant next connects.")
+        self.tools_status.setText(f"Saved; applies {tools_change_timing(event)}.")
         self.tools_status.show()

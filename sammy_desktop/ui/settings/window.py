@@ -3,7 +3,8 @@
 The pages are their own modules (one per section, see the package's docstring); this
 window only holds them, switches between them, and connects them to the rest of the app:
 the bridge feeds the devices page's mic meter and tells the tools page whether a switch
-reached the running conversation, and a saved or removed key is passed on to the app.
+reached the running conversation, and a saved or removed key is passed on to the app (and
+to Voice & language, whose list of the key's models is then out of date).
 Closing only hides the window: every change was applied already.
 """
 
@@ -32,6 +33,7 @@ from sammy_desktop.ui.url_opener import open_folder_on_desktop
 if TYPE_CHECKING:
     from sammy_desktop.audio.devices import AudioDevice
     from sammy_desktop.config.secrets import SecretStore
+    from sammy_desktop.core.ports import ClientFactory
     from sammy_desktop.ui.bridge import EventBridge
     from sammy_desktop.ui.controls import AgentControls, UiTasks
     from sammy_desktop.ui.settings.fields import FieldCard
@@ -71,6 +73,12 @@ class SettingsWindow(QWidget):
         open_folder: shows a folder in the file manager;
             :func:`~sammy_desktop.ui.url_opener.open_folder_on_desktop` by default (tests
             pass a recorder).
+        client_factory: builds the genai client for the key and endpoint in use (the
+            app's ``Backend``), so Voice & language can list the models the key can use;
+            without it the page offers only the models the app knows.
+        code_execution_unavailable: why the code execution switch does nothing with a
+            model (the tool pack's ``code_execution_unavailable_reason``), for the Tools
+            page.
         parent: the Qt parent.
     """
 
@@ -92,6 +100,8 @@ class SettingsWindow(QWidget):
         on_key_changed: Callable[[bool], None] | None = None,
         about: AboutInfo | None = None,
         open_folder: Callable[[Path], bool] = open_folder_on_desktop,
+        client_factory: ClientFactory | None = None,
+        code_execution_unavailable: Callable[[str], str | None] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent, Qt.WindowType.Window)
@@ -105,7 +115,7 @@ class SettingsWindow(QWidget):
         self.setMinimumSize(600, 420)
 
         self.account_page = AccountPage(settings_state, secrets, tasks)
-        self.voice_page = VoicePage(settings_state)
+        self.voice_page = VoicePage(settings_state, tasks, client_factory=client_factory)
         self.talking_page = TalkingPage(settings_state)
         self.devices_page = DevicesPage(
             settings_state,
@@ -121,6 +131,7 @@ class SettingsWindow(QWidget):
             controls=controls,
             notes_folder=about.notes_folder if about is not None else None,
             open_folder=open_folder,
+            code_execution_unavailable=code_execution_unavailable,
         )
         self.privacy_page = PrivacyPage(settings_state)
         self.appearance_page = AppearancePage(settings_state)
@@ -216,6 +227,7 @@ class SettingsWindow(QWidget):
     def on_key_changed(self, saved: bool) -> None:
         """The key was saved (True) or removed (False) on the Account page: tell the app."""
         self.key_changed.emit(saved)
+        self.voice_page.on_key_changed(saved)
         if self._on_key_changed is not None:
             self._on_key_changed(saved)
 
