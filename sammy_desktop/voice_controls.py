@@ -1,10 +1,11 @@
 """What the window drives and hears of the voice, between it and the agent and audio engine.
 
-:class:`VoiceControls` is the agent as the window drives it, with the microphone's pre-roll
-taken on every talk press; :class:`EarconPlayer` plays the interface sounds through the
-audio engine's effects; :class:`SilentSink` stands in for the speaker when there is no
-audio at all. Each works without audio (``audio`` None): the conversation goes on as text.
-:class:`~sammy_desktop.desktop_app.DesktopApp` builds them once and hands them on.
+:class:`VoiceControls` is the agent as the window drives it, with the microphone opened
+(or its pre-roll taken) on every talk press; :class:`EarconPlayer` plays the interface
+sounds through the audio engine's effects; :class:`SilentSink` stands in for the speaker
+when there is no audio at all. Each works without audio (``audio`` None): the
+conversation goes on as text. :class:`~sammy_desktop.desktop_app.DesktopApp` builds them
+once and hands them on.
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ _log = logging.getLogger(__name__)
 
 
 class VoiceControls:
-    """What the window drives: the agent, with the microphone's pre-roll on every press.
+    """What the window drives: the agent, with the microphone opened for every press.
 
-    The window knows nothing of audio; pressing talk here takes the last few hundred
-    milliseconds the capture kept, so the first syllable said as the key goes down is sent
-    too. Everything else is the agent's own API.
+    The window knows nothing of audio; pressing talk here opens the microphone (or, where
+    it is kept ready, takes the last few hundred milliseconds it kept, so the first syllable
+    said as the key goes down is sent too) and starts the turn when it hears. Everything
+    else is the agent's own API.
     """
 
     def __init__(self, agent: AgentCore, audio: AudioEngine | None) -> None:
@@ -58,16 +60,20 @@ class VoiceControls:
         await self._agent.end_session(reason)
 
     def begin_talk(self, pre_roll: bytes = b"") -> bool:
-        """Talk pressed: send the pre-roll the microphone kept, then live audio."""
-        if not pre_roll and self._audio is not None:
-            pre_roll = self._audio.begin_talk()
-        accepted = self._agent.begin_talk(pre_roll)
-        if not accepted and self._audio is not None:
-            self._audio.end_talk()  # no turn: the microphone may rest again
-        return accepted
+        """Talk pressed: the turn starts once the microphone hears (see ``audio.mic_policy``).
+
+        An open microphone starts it now, with the pre-roll it kept; a closed one is opened
+        and the turn starts at its first block (``MicrophoneListening``), or not at all
+        (``MicrophoneUnavailable``). False when there is no conversation to talk to.
+        """
+        if self._audio is None or pre_roll:
+            return self._agent.begin_talk(pre_roll)
+        if not self._agent.state.is_running:
+            return False
+        return self._audio.begin_talk(self._agent.begin_talk)
 
     def end_talk(self) -> None:
-        """Talk released; between turns the microphone rests (it still keeps the pre-roll)."""
+        """Talk released: the turn's end goes out first, then the microphone may close."""
         self._agent.end_talk()
         if self._audio is not None:
             self._audio.end_talk()

@@ -20,6 +20,12 @@ standby (:meth:`AudioCapture.begin_talk`, hands-free, or the echo canceller waki
 something audible is played) runs the kept raw audio through the usual resampler and clean-up
 into the pre-roll, atomically with switching the callback back to hand-offs, so the pre-roll
 and the live blocks join without a gap or an overlap.
+
+Closed between turns (the :class:`~sammy_desktop.audio.mic_policy.MicrophonePolicy` decides
+when): :meth:`AudioCapture.start` and :meth:`AudioCapture.stop` open and close the stream
+itself, and :class:`MicrophoneInUse` says so. A stream opened afresh starts with an empty
+pre-roll (nothing from before it was opened is kept), and :meth:`AudioCapture.on_next_block`
+tells a talk press when the first real block is there.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import sounddevice as sd
 
-from sammy_desktop.audio.events import AudioLevel
+from sammy_desktop.audio.events import AudioLevel, MicrophoneInUse
 from sammy_desktop.audio.levels import SILENCE_DBFS, ChangedLevels, LevelMeter, rms_dbfs
 from sammy_desktop.audio.preroll import PreRollBuffer
 from sammy_desktop.audio.resampling import StreamResampler
@@ -170,6 +176,8 @@ class AudioCapture:
         self._tick_countdown = 0
         self._tick_blocks = max(1, _STANDBY_TICK_MS // block_ms)
         self._idle_levels = ChangedLevels(self._report_level)
+        self._next_block: list[Callable[[], None]] = []
+        self._in_use = False
         if echo_canceller is not None and standby_when_idle:
             echo_canceller.set_wake_listener(self._leave_standby)
 
@@ -209,13 +217,52 @@ class AudioCapture:
         """
         self._stream.set_device(name)
 
-    async def start(self) -> None:
-        """Open the microphone. Device trouble becomes events and retries, never an error."""
-        await self._stream.start()
+    @property
+    def is_open(self) -> bool:
+        """Whether the stream was opened and not closed since (running, or reopening)."""
+        return self._stream.is_started
+
+    @property
+    def open_error(self) -> str:
+        """Why the latest open failed ("" after a successful one)."""
+        return self._stream.open_error
+
+    async def start(self, *, retry: bool = True) -> bool:
+        """Open the microphone. Device trouble becomes events and retries, never an error.
+
+        Args:
+            retry: ``False`` (opening for a talk press): one try; a failure is no event
+                and no retry, and :attr:`open_error` says why.
+
+        Returns:
+            Whether the stream opened.
+        """
+        return await self._stream.start(retry=retry)
 
     async def stop(self) -> None:
-        """Close the microphone."""
+        """Close the microphone (what it kept for the pre-roll goes with it)."""
         await self._stream.stop()
+        self._next_block.clear()
+        with self._lock:
+            self._standby = False
+        self._preroll.clear()
+        self._pending.clear()
+        if self._in_use:
+            self._in_use = False
+            self._bus.emit(MicrophoneInUse(False))
+
+    def on_next_block(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once, on the loop, just before the next block reaches the consumer.
+
+        A block from the device, not a standby heartbeat: the first one after a talk press
+        is where the person is heard from. :meth:`stop` forgets callbacks not yet called.
+        """
+        self._next_block.append(callback)
+
+    def cancel_next_block(self, callback: Callable[[], None]) -> None:
+        """Forget a callback given to :meth:`on_next_block` that has not been called yet."""
+        if callback in self._next_block:
+            self._next_block.remove(callback)
 
     def set_consumer(self, callback: Callable[[bytes], None] | None) -> None:
         """Receive every 16 kHz PCM16 block on the loop; ``None`` stops delivery.
@@ -271,6 +318,12 @@ class AudioCapture:
             self._resampler = StreamResampler(rate, INPUT_RATE)
         else:
             self._resampler.reset()
+        if not self._in_use:
+            # Opened afresh: audio from an earlier stream is no pre-roll for this one.
+            self._preroll.clear()
+            self._pending.clear()
+            self._in_use = True
+            self._bus.emit(MicrophoneInUse(True))
         if self._echo is not None:
             self._echo.set_capture_delay(opened.latency_s + self._block_ms / 1000)
 
@@ -342,6 +395,13 @@ class AudioCapture:
             self._meter.feed(np.frombuffer(block, dtype=np.int16))
         self._preroll.write(block)
         self.blocks += 1
+        if self._next_block:
+            waiting, self._next_block = self._next_block, []
+            for callback in waiting:
+                try:
+                    callback()
+                except Exception:  # noqa: BLE001 - logged with its traceback
+                    _log.exception("the next-block callback %r failed", callback)
         consumer = self._consumer
         if consumer is not None:
             # One broken listener must not stop the microphone for everyone.

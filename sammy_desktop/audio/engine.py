@@ -7,10 +7,12 @@ never hears and interrupts itself. In push-to-talk mode no gate is needed: the p
 when the microphone counts. This is the one place that gate lives: the engine knows when
 speech really sounds and whether the echo canceller really runs.
 
-Push-to-talk also lets the microphone rest: between turns, with nothing to cancel, the capture
-is in standby (see :mod:`sammy_desktop.audio.capture`) and only keeps the pre-roll. The
-talk key (:meth:`AudioEngine.begin_talk` / :meth:`AudioEngine.end_talk`), hands-free mode and
-audible playback (through the echo canceller) bring it back. The speaker's stream rests
+Push-to-talk also lets the microphone rest: by default its stream is open only while the
+person talks (:mod:`sammy_desktop.audio.mic_policy` decides when it opens and closes, from
+the setting "Microphone between turns"); where it is kept open between turns, the capture is
+in standby (see :mod:`sammy_desktop.audio.capture`) and only keeps the pre-roll. The talk key
+(:meth:`AudioEngine.begin_talk` / :meth:`AudioEngine.end_talk`), hands-free mode and audible
+playback (through the echo canceller) bring it back. The speaker's stream rests
 whenever nothing plays (see :mod:`sammy_desktop.audio.playback`); playing wakes it, and so
 does the talk key going up (the answer then finds it running).
 """
@@ -20,12 +22,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+from sammy_desktop.audio.bluetooth import BluetoothCheck
 from sammy_desktop.audio.capture import AudioCapture
 from sammy_desktop.audio.duplex import HalfDuplexGate
 from sammy_desktop.audio.echo import EchoCanceller
 from sammy_desktop.audio.events import PlaybackDrained, PlaybackStarted
+from sammy_desktop.audio.mic_policy import MicrophonePolicy, StartTurn
 from sammy_desktop.audio.playback import AudioPlayback
-from sammy_desktop.config.settings import Settings, TalkMode
+from sammy_desktop.config.settings import MicBetweenTurns, Settings, TalkMode
 from sammy_desktop.eventbus import EventBus, Subscription
 from sammy_desktop.scheduling import Scheduler
 
@@ -50,9 +54,10 @@ class AudioEngine:
         echo_cancellation: start with echo cancellation on.
         hands_free: whether the talk mode is hands-free (decides the half-duplex fallback).
         pre_roll_ms: the push-to-talk pre-roll.
+        mic_between_turns: what the microphone does between push-to-talk turns.
         block_ms: the capture block size.
-        scheduler: the clock and timers of the half-duplex gate (the running loop's by
-            default).
+        scheduler: the clock and timers of the half-duplex gate and of the microphone's
+            *keep ready* (the running loop's by default).
     """
 
     def __init__(
@@ -65,6 +70,7 @@ class AudioEngine:
         echo_cancellation: bool | None = None,
         hands_free: bool | None = None,
         pre_roll_ms: int | None = None,
+        mic_between_turns: MicBetweenTurns | None = None,
         block_ms: int = 10,
         scheduler: Scheduler | None = None,
     ) -> None:
@@ -93,6 +99,14 @@ class AudioEngine:
             base.talk_mode is TalkMode.HANDS_FREE if hands_free is None else hands_free
         )
         self.capture.keep_live(self._hands_free)
+        self.microphone = MicrophonePolicy(
+            self.capture,
+            bus,
+            mode=base.mic_between_turns if mic_between_turns is None else mic_between_turns,
+            hands_free=self._hands_free,
+            scheduler=scheduler,
+        )
+        self._bluetooth = BluetoothCheck(self.capture, bus)
         self._forced_half_duplex: bool | None = None
         self._subscriptions: list[Subscription] = []
         self._gate = HalfDuplexGate(
@@ -110,13 +124,14 @@ class AudioEngine:
         return self._hands_free and not self.echo_canceller.enabled
 
     async def start(self) -> None:
-        """Open the speaker and the microphone."""
+        """Open the speaker, and the microphone where it stays open (see ``mic_policy``)."""
         self._subscriptions = [
             self._bus.subscribe(PlaybackStarted, self._on_playback_started),
             self._bus.subscribe(PlaybackDrained, self._on_playback_drained),
         ]
         await self.playback.start()
-        await self.capture.start()
+        self._bluetooth.start()
+        await self.microphone.start()
 
     async def stop(self) -> None:
         """Close both streams (the microphone's gate opens: a new start begins ungated)."""
@@ -124,7 +139,8 @@ class AudioEngine:
             subscription.cancel()
         self._subscriptions = []
         self._gate.release()
-        await self.capture.stop()
+        await self.microphone.stop()
+        await self._bluetooth.stop()
         await self.playback.stop()
 
     # -- shortcuts to the parts, for callers that only need the engine -------------------
@@ -150,13 +166,21 @@ class AudioEngine:
         """Receive the microphone's 16 kHz PCM16 blocks (see :meth:`AudioCapture.set_consumer`)."""
         self.capture.set_consumer(callback)
 
-    def begin_talk(self) -> bytes:
-        """The pre-roll from just before the talk key went down; blocks flow until end_talk."""
-        return self.capture.begin_talk()
+    def begin_talk(self, start_turn: StartTurn) -> bool:
+        """Talk pressed: ``start_turn(pre_roll)`` once the microphone hears; blocks flow.
+
+        With the stream open that is now, with the pre-roll from just before the press;
+        with it closed, the stream opens and the turn starts at its first block (see
+        :meth:`MicrophonePolicy.begin_talk`).
+
+        Returns:
+            What ``start_turn`` returned when it ran now; True while the microphone opens.
+        """
+        return self.microphone.begin_talk(start_turn)
 
     def end_talk(self) -> None:
-        """The talk key is up: the microphone may rest, the speaker gets ready to answer."""
-        self.capture.end_talk()
+        """The talk key is up: the microphone may close, the speaker gets ready to answer."""
+        self.microphone.end_talk()
         self.playback.expect_speech(_ANSWER_EXPECTED_S)
 
     # -- policy ---------------------------------------------------------------------------
@@ -175,7 +199,12 @@ class AudioEngine:
         """Tell the engine the talk mode (hands-free: half-duplex fallback, mic always live)."""
         self._hands_free = on
         self.capture.keep_live(on)
+        self.microphone.set_hands_free(on)
         self._apply_gate()
+
+    def set_mic_between_turns(self, mode: MicBetweenTurns) -> None:
+        """What the microphone does between push-to-talk turns; applies at once."""
+        self.microphone.set_mode(mode)
 
     def play_effect(self, pcm24k: bytes) -> None:
         """Mix an interface sound into the output (see :meth:`AudioPlayback.play_effect`)."""
@@ -184,13 +213,15 @@ class AudioEngine:
     def apply_settings(self, settings: Settings) -> None:
         """Apply the settings that can change while running.
 
-        Echo cancellation and talk mode apply at once; a changed input or output device
-        reopens that stream on the new device in the background (the capture and
-        playback objects stay the same; see :meth:`AudioPlayback.set_device`). The
-        pre-roll length needs a restart.
+        Echo cancellation, talk mode and the microphone between turns apply at once; a
+        changed input or output device reopens that stream on the new device in the
+        background (the capture and playback objects stay the same; see
+        :meth:`AudioPlayback.set_device`). The pre-roll length needs a restart.
         """
         self._hands_free = settings.talk_mode is TalkMode.HANDS_FREE
         self.capture.keep_live(self._hands_free)
+        self.microphone.set_hands_free(self._hands_free)
+        self.microphone.set_mode(settings.mic_between_turns)
         self.set_echo_cancellation(settings.echo_cancellation)
         self.capture.set_device(settings.input_device)
         self.playback.set_device(settings.output_device)

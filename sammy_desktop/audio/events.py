@@ -3,7 +3,9 @@
 The meters listen to :class:`AudioLevel`; the agent core listens to :class:`PlaybackStarted`
 and :class:`PlaybackDrained` (AssistantSpeaking -> Ready); the status bar shows
 :class:`DeviceFallback`, :class:`DeviceSwitched`, :class:`StreamError` and
-:class:`StreamRecovered`.
+:class:`StreamRecovered`. The talk control follows the microphone
+(:class:`MicrophoneOpening`, :class:`MicrophoneListening`, :class:`MicrophoneUnavailable`),
+the window's "mic on" mark :class:`MicrophoneInUse`, and a hint :class:`BluetoothMicrophone`.
 """
 
 from __future__ import annotations
@@ -15,9 +17,14 @@ from sammy_desktop.eventbus import Event
 
 __all__ = [
     "AudioLevel",
+    "BluetoothMicrophone",
     "DeviceFallback",
     "DeviceSwitched",
     "Direction",
+    "MicrophoneInUse",
+    "MicrophoneListening",
+    "MicrophoneOpening",
+    "MicrophoneUnavailable",
     "PlaybackDrained",
     "PlaybackStarted",
     "StreamError",
@@ -113,4 +120,57 @@ class StreamRecovered(Event):
     """
 
     direction: Direction
+    device: str
+
+
+@dataclass(frozen=True, slots=True)
+class MicrophoneInUse(Event):
+    """A capture stream was opened (``in_use``) or closed.
+
+    While one is open the operating system shows its microphone indicator, so the window
+    shows its own "mic on" mark too.
+
+    Attributes:
+        in_use: whether a capture stream is open now.
+    """
+
+    in_use: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MicrophoneOpening(Event):
+    """A talk press found the microphone closed: it is being opened for the turn.
+
+    :class:`MicrophoneListening` follows once it hears, or :class:`MicrophoneUnavailable`.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class MicrophoneListening(Event):
+    """The talk press is heard: the first real input block arrived and the turn started.
+
+    The "listening" cue (the word, the level ring, the start earcon) comes with this, not
+    with the key.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class MicrophoneUnavailable(Event):
+    """The microphone could not be opened for a talk press; the turn was not started.
+
+    Attributes:
+        reason: what the audio system said, for the person to read.
+    """
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class BluetoothMicrophone(Event):
+    """The microphone in use is a Bluetooth headset's (its sound drops while it records).
+
+    Attributes:
+        device: the name the sound server gives the input.
+    """
+
     device: str

@@ -156,10 +156,24 @@ class StreamOwner:
         self.supervisor.alive(generation)
         return True
 
-    async def start(self) -> None:
-        """Open the stream. Device trouble becomes events and retries, never an error."""
+    @property
+    def is_started(self) -> bool:
+        """Whether the stream was started and not stopped since (running, or reopening)."""
+        return self.supervisor.is_started
+
+    @property
+    def open_error(self) -> str:
+        """Why the latest open failed ("" after a successful one)."""
+        return self.supervisor.open_error
+
+    async def start(self, *, retry: bool = True) -> bool:
+        """Open the stream; see :meth:`StreamSupervisor.start` (``retry=False``: one try).
+
+        Returns:
+            Whether it opened (with ``retry``, a failure becomes events and retries).
+        """
         self._loop = asyncio.get_running_loop()
-        await self.supervisor.start()
+        return await self.supervisor.start(retry=retry)
 
     async def stop(self) -> None:
         """Close the stream."""

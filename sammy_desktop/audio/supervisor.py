@@ -6,7 +6,9 @@ server restarting). The capture and the playback each hold one, through their
 
 * resolves the device name from the settings, falling back to the system default with a
   :class:`~sammy_desktop.audio.events.DeviceFallback` event;
-* opens and starts the stream in a worker thread (PortAudio calls can block for a while);
+* opens and starts the stream in a worker thread (PortAudio calls can block for a while),
+  remembering the device a name resolved to until an open fails (PortAudio's device list
+  does not change until it is initialised again), so opening again skips the lookup;
 * treats an unexpected end of the stream (PortAudio's finished callback) or a stream that
   stops delivering callbacks as a failure: emits :class:`~.events.StreamError`, closes it and
   reopens it with backoff until it runs, then emits :class:`~.events.StreamRecovered`;
@@ -16,7 +18,8 @@ server restarting). The capture and the playback each hold one, through their
   the stream stays open on its device but PortAudio stops calling back, which costs nothing,
   and starting it again takes a few milliseconds. A paused stream is not watched for stalls.
 
-Nothing here raises into the app: a device that cannot be opened is an event and a retry.
+Nothing here raises into the app: a device that cannot be opened is an event and a retry,
+or, for a stream opened on demand (``start(retry=False)``), a ``False`` and the reason.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Protocol
 
 import sounddevice as sd
 
-from sammy_desktop.audio.devices import AudioDevice, resolve_device
+from sammy_desktop.audio.devices import AudioDevice, DeviceChoice, resolve_device
 from sammy_desktop.audio.events import (
     DeviceFallback,
     DeviceSwitched,
@@ -140,6 +143,8 @@ class StreamSupervisor:
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
         self._last_fallback_reason = ""
+        self._resolved: dict[str, DeviceChoice] = {}
+        self._open_error = ""
         self.failures = 0
 
     @property
@@ -177,18 +182,41 @@ class StreamSupervisor:
         """Whether it was started and has no working stream now (failed, reopening)."""
         return self._task is not None and not self.is_running
 
-    async def start(self) -> None:
-        """Open the stream. Never raises for device trouble: that becomes events and retries."""
+    @property
+    def is_started(self) -> bool:
+        """Whether it was started and not stopped since (a stream running, or reopening)."""
+        return self._task is not None
+
+    @property
+    def open_error(self) -> str:
+        """Why the latest open failed ("" after a successful one)."""
+        return self._open_error
+
+    async def start(self, *, retry: bool = True) -> bool:
+        """Open the stream. Never raises for device trouble: that becomes events and retries.
+
+        Args:
+            retry: a device that cannot be opened is an event and a retry with backoff.
+                ``False`` (a microphone opened for a talk press): one try; a failure is no
+                event and no retry, the supervisor stays stopped and :attr:`open_error`
+                says why.
+
+        Returns:
+            Whether the first open succeeded (or the supervisor was already running).
+        """
         if self._task is not None:
-            return
+            return True
         self._loop = asyncio.get_running_loop()
         self._stopping = False
         self._failure = asyncio.Event()
         self._wake = asyncio.Event()
-        opened = await self._open()
+        opened = await self._open(report=retry)
+        if not opened and not retry:
+            return False
         self._task = asyncio.create_task(self._supervise(opened), name=f"audio-{self._direction}")
         if opened and self._opened_name != self._device_name:
             self._request_switch()  # the name changed while the first open was under way
+        return opened
 
     def switch_device(self, name: str) -> None:
         """Move the stream to the device called ``name`` (empty: the system default).
@@ -280,18 +308,30 @@ class StreamSupervisor:
             return
         self.report_failure("the audio device stopped the stream")
 
-    async def _open(self) -> bool:
+    async def _open(self, *, report: bool = True) -> bool:
         generation = self._generation + 1
         name = self._opened_name = self._device_name
         try:
-            choice = await asyncio.to_thread(resolve_device, name, self._direction)
+            choice = self._resolved.get(name)
+            if choice is None:
+                choice = await asyncio.to_thread(resolve_device, name, self._direction)
             self._generation = generation
             finished = self.finished_callback(generation)
             stream = await self._open_in_thread(choice.device, generation, finished)
         except (sd.PortAudioError, LookupError, OSError, ValueError) as exc:
             self._generation = generation
-            self._fail_open(str(exc) or type(exc).__name__)
+            # The device may have gone: look it up afresh next time.
+            self._resolved.pop(name, None)
+            self._open_error = str(exc) or type(exc).__name__
+            if report:
+                self._fail_open(self._open_error)
+            else:
+                _log.warning("%s stream could not be opened: %s", self._direction, exc)
             return False
+        self._open_error = ""
+        # PortAudio's device list is fixed until it is initialised again, so the name
+        # resolves to the same device until an open fails: no lookup on the next press.
+        self._resolved[name] = choice
         if self._stopping:
             await asyncio.to_thread(_close_quietly, stream)
             return False

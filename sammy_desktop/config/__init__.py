@@ -2,7 +2,9 @@
 
 from sammy_desktop.config.paths import APP_NAME, AppPaths
 from sammy_desktop.config.settings import (
+    KEEP_READY_S,
     SCHEMA_VERSION,
+    MicBetweenTurns,
     PrivacySettings,
     Settings,
     TalkMode,
@@ -12,8 +14,10 @@ from sammy_desktop.config.settings import (
 
 __all__ = [
     "APP_NAME",
+    "KEEP_READY_S",
     "SCHEMA_VERSION",
     "AppPaths",
+    "MicBetweenTurns",
     "PrivacySettings",
     "Settings",
     "TalkMode",

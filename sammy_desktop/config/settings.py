@@ -13,9 +13,14 @@ from typing import Annotated, Any, Final
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 __all__ = [
+    "KEEP_READY_S",
     "SCHEMA_VERSION",
+    "SECRET_IN_VALUE",
+    "HistoryRetention",
+    "MicBetweenTurns",
     "PrivacySettings",
     "Settings",
     "TalkMode",
@@ -40,6 +45,21 @@ class TalkMode(enum.StrEnum):
 
     PUSH_TO_TALK = "push_to_talk"
     HANDS_FREE = "hands_free"
+
+
+KEEP_READY_S: Final = 30.0
+"""How long "keep ready" keeps the microphone open after a push-to-talk turn."""
+
+
+class MicBetweenTurns(enum.StrEnum):
+    """What the microphone does between push-to-talk turns (hands-free keeps it open)."""
+
+    CLOSE = "close"
+    """Closed at once when the turn has been sent; opened again on the next press."""
+    KEEP_READY = "keep_ready"
+    """Kept open for :data:`KEEP_READY_S` after a turn, with the pre-roll, then closed."""
+    ALWAYS_READY = "always_ready"
+    """Always open: an instant start with the pre-roll."""
 
 
 class VadSensitivity(enum.StrEnum):
@@ -96,6 +116,56 @@ class PrivacySettings(BaseModel):
         title="Custom context",
         description="Let the assistant read the custom context text.",
     )
+
+
+class HistoryRetention(enum.StrEnum):
+    """How long the conversation history and escalation records are kept."""
+
+    DAYS_7 = "7_days"
+    DAYS_30 = "30_days"
+    DAYS_90 = "90_days"
+    DAYS_365 = "365_days"
+    FOREVER = "forever"
+
+    @property
+    def days(self) -> int | None:
+        """The number of days, or None for forever."""
+        if self is HistoryRetention.FOREVER:
+            return None
+        return int(self.value.split("_", 1)[0])
+
+
+SECRET_IN_VALUE: Final = "secret_in_value"  # noqa: S105 - an error type, not a secret
+"""The pydantic error type of a value refused because it carries a secret: error messages
+(:func:`~sammy_desktop.config.store.describe_validation_error`) do not repeat it."""
+
+
+def _refuse_credentials_in_url(value: str, what: str) -> None:
+    """Refuse a user name, a password or a query in a URL that is saved in plain text.
+
+    A ``?key=`` or ``user:password@`` would sit in the settings file for anyone who reads
+    it; the API key belongs in the keyring (Settings > Account). The value is not repeated
+    in the message, so the secret does not travel on into a notice or a log line either.
+    """
+    try:
+        parts = urlsplit(value.strip())
+    except ValueError:
+        return  # not a URL at all: the ordinary checks say what is wrong
+    if "@" in parts.netloc:
+        raise PydanticCustomError(
+            SECRET_IN_VALUE,
+            f"{what} may not contain a user name or password (user:password@): it would be "
+            "saved in the settings file in plain text. Enter the address without it; Sammy "
+            "sends the API key saved under Account",
+        )
+    if parts.query or parts.fragment or value.strip().endswith(("?", "#")):
+        raise PydanticCustomError(
+            SECRET_IN_VALUE,
+            f"{what} may not have a query or fragment (such as ?key=...): a key there would be "
+            "saved in the settings file in plain text, and the service's paths are added to "
+            "this address. Enter the address without it; Sammy sends the API key saved under "
+            "Account",
+        )
 
 
 def _check_url(value: str, schemes: tuple[str, ...], what: str) -> str:
@@ -261,11 +331,20 @@ class Settings(BaseModel):
         description="Hands-free: how long you must be silent before the assistant answers.",
         json_schema_extra=_section("Talking"),
     )
+    mic_between_turns: MicBetweenTurns = Field(
+        MicBetweenTurns.CLOSE,
+        title="Microphone between turns",
+        description="Push to talk: close the microphone as soon as your turn is sent, keep "
+        "it ready for 30 s after a turn, or keep it always ready (an instant start, with "
+        "the pre-roll). While it is kept ready, your system's microphone indicator stays on "
+        "and a Bluetooth headset's sound quality drops.",
+        json_schema_extra=_section("Talking"),
+    )
     pre_roll_ms: Annotated[int, Field(ge=0, le=2000)] = Field(
         300,
         title="Pre-roll (ms)",
         description="Audio kept from just before you press talk, so your first syllable "
-        "is not cut off.",
+        "is not cut off. Only while the microphone is kept ready between turns.",
         json_schema_extra=_section("Talking"),
     )
     echo_cancellation: bool = Field(
@@ -281,6 +360,20 @@ class Settings(BaseModel):
         title="Listening sounds",
         description="Play a short sound when listening starts and stops.",
         json_schema_extra=_section("Talking"),
+    )
+    idle_rest_minutes: Annotated[int, Field(ge=0, le=1440)] = Field(
+        15,
+        title="Rest the connection after (minutes)",
+        description="After this many minutes with nobody talking, Sammy closes its "
+        "connection quietly and reconnects the moment you talk, type or a timer ends; "
+        "what you say meanwhile is kept. 0 never rests.",
+        json_schema_extra=_section("Talking"),
+    )
+    bluetooth_mic_hint: bool = Field(
+        True,
+        title="Bluetooth microphone hint",
+        description="Say once that a Bluetooth headset's microphone lowers its sound.",
+        json_schema_extra={"section": "hidden"},
     )
 
     # -- Audio devices -----------------------------------------------------------------------
@@ -350,6 +443,13 @@ class Settings(BaseModel):
         description="Extra context the assistant may read when it asks for it.",
         json_schema_extra=_section("Privacy"),
     )
+    history_retention: HistoryRetention = Field(
+        HistoryRetention.DAYS_90,
+        title="Keep the conversation history",
+        description="How long the history of your conversations and the escalation records "
+        "are kept on this computer. Older ones are deleted when Sammy starts.",
+        json_schema_extra=_section("Privacy"),
+    )
 
     # -- Connection --------------------------------------------------------------------------
     api_base_url: Annotated[str, Field(max_length=2000)] = Field(
@@ -416,6 +516,7 @@ class Settings(BaseModel):
     @field_validator("api_base_url")
     @classmethod
     def _check_api_base_url(cls, value: str) -> str:
+        _refuse_credentials_in_url(value, "API endpoint")
         return _check_url(value, ("https", "http", "wss", "ws"), "API endpoint").rstrip("/")
 
     @field_validator("allowed_applications")

@@ -13,7 +13,7 @@ from sammy_desktop.audio import (
     PlaybackDrained,
     PlaybackStarted,
 )
-from sammy_desktop.config.settings import Settings, TalkMode
+from sammy_desktop.config.settings import MicBetweenTurns, Settings, TalkMode
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.wire_audio import INPUT_RATE, OUTPUT_RATE
 from tests.audio.conftest import BlockCollector
@@ -116,7 +116,13 @@ async def input_readings_until(events: EventLog, condition: Callable[[], bool]) 
 async def test_push_to_talk_rests_the_mic_until_talk_or_sound_needs_it(
     bus: EventBus, events: EventLog
 ) -> None:
-    engine = AudioEngine(bus, echo_cancellation=True, hands_free=False)
+    # Always ready: the stream stays open between turns, resting in standby.
+    engine = AudioEngine(
+        bus,
+        echo_cancellation=True,
+        hands_free=False,
+        mic_between_turns=MicBetweenTurns.ALWAYS_READY,
+    )
     collector = BlockCollector()
     engine.set_consumer(collector)
     await engine.start()
@@ -132,7 +138,14 @@ async def test_push_to_talk_rests_the_mic_until_talk_or_sound_needs_it(
         await input_readings_until(events, lambda: engine.capture.is_standby)
         assert len(collector.blocks) > woken_blocks + 50
         resting_blocks = len(collector.blocks)
-        pre_roll = engine.begin_talk()
+        pre_rolls: list[bytes] = []
+
+        def start_turn(pre_roll: bytes) -> bool:
+            pre_rolls.append(pre_roll)
+            return True
+
+        assert engine.begin_talk(start_turn)
+        (pre_roll,) = pre_rolls
         assert not engine.capture.is_standby
         await collector.wait_for_blocks(resting_blocks + 10)
         engine.end_talk()

@@ -175,3 +175,33 @@ async def pactl(*args: str) -> None:
     proc = await asyncio.create_subprocess_exec("pactl", *args)
     returncode = await asyncio.wait_for(proc.wait(), 10)
     assert returncode == 0, f"pactl {' '.join(args)} failed with {returncode}"
+
+
+async def capture_streams_of(pid: int) -> int:
+    """How many recording streams (source-outputs) the process ``pid`` has on the server.
+
+    The sound server's own answer: a stream PortAudio opened through ALSA's pulse plugin is
+    a source-output whose ``application.process.id`` is the process that opened it.
+    """
+    proc = await asyncio.create_subprocess_exec(
+        "pactl", "list", "source-outputs", stdout=asyncio.subprocess.PIPE
+    )
+    out, _ = await asyncio.wait_for(proc.communicate(), 10)
+    assert proc.returncode == 0, f"pactl list source-outputs failed with {proc.returncode}"
+    return out.decode().count(f'application.process.id = "{pid}"')
+
+
+async def wait_capture_streams(count: int, *, pid: int | None = None, within: float = 5.0) -> None:
+    """Wait until the process has exactly ``count`` recording streams on the server.
+
+    Raises:
+        TimeoutError: it still had another number after ``within`` seconds (says which).
+    """
+    pid = os.getpid() if pid is None else pid
+    deadline = time.monotonic() + within
+    seen = await capture_streams_of(pid)
+    while seen != count:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"process {pid} has {seen} capture stream(s), not {count}")
+        await asyncio.sleep(0.02)  # the server has no event for this: asked again
+        seen = await capture_streams_of(pid)
