@@ -42,6 +42,7 @@ from sammy_desktop.tools.events import (
 )
 from sammy_desktop.tools.kinds import ResponseScheduling, ToolBehavior, ToolCategory
 from sammy_desktop.tools.manager import (
+    MAX_CALLS_PER_MESSAGE,
     DuplicateToolError,
     RegistrationProblem,
     Respond,
@@ -53,6 +54,7 @@ from sammy_desktop.tools.results import ParameterFeedback, ToolErrorKind, ToolRe
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "MAX_CALLS_PER_MESSAGE",
     "MODEL_CAPABILITIES",
     "AgentStateSnapshot",
     "AnnouncementPending",

@@ -99,6 +99,15 @@ class ToolCallLedger:
         """Every call in flight, in order of arrival."""
         return list(self._calls)
 
+    def describe(self) -> str:
+        """The calls in flight in a few words (``slowTool (fc-1), getTime (fc-2)``), or "".
+
+        Safe to call from another thread while the loop is blocked (the loop-stall
+        watchdog does): it only reads.
+        """
+        entries = list(self._calls.items())
+        return ", ".join(f"{entry.name} ({call_id})" for call_id, entry in entries)
+
     def tasks(self) -> list[asyncio.Task[Any]]:
         """The handler tasks still running (for a shutdown)."""
         return [entry.task for entry in self._calls.values() if entry.task is not None]

@@ -4,7 +4,8 @@
 ``confirm`` reaches: it announces the question (``ConfirmationRequested``), asks the UI's
 :class:`~sammy_desktop.tools.context.ConfirmationPort` within the timeout, and reports the
 outcome (``ConfirmationResolved``). Only an explicit yes in time counts as yes: a timeout, a
-broken dialog, a missing UI or a cancelled call are all a no.
+broken dialog, a missing UI or a cancelled call are all a no. Each question carries its own
+random token, and the dialog answers by it: a yes can only ever reach the question shown.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class Confirmations:
         prompt: str,
         arguments: Mapping[str, Any],
         timeout_s: float,
+        target: str | None = None,
     ) -> bool:
         """Ask ``prompt`` about the call; True only for an explicit yes within ``timeout_s``.
 
@@ -50,6 +52,14 @@ class Confirmations:
             asyncio.CancelledError: the call was cancelled while the question was open (the
                 UI is told the question is over first).
         """
+        request = ConfirmationRequest(
+            call_id=call_id,
+            tool_name=tool_name,
+            prompt=prompt,
+            arguments=arguments,
+            timeout_s=timeout_s,
+            target=target,
+        )
         self._bus.emit(
             ConfirmationRequested(
                 call_id=call_id,
@@ -57,19 +67,14 @@ class Confirmations:
                 prompt=prompt,
                 arguments=arguments,
                 timeout_s=timeout_s,
+                target=target,
+                token=request.token,
             )
         )
         approved = False
         if self._port is None:
             reason = "no confirmation available"
         else:
-            request = ConfirmationRequest(
-                call_id=call_id,
-                tool_name=tool_name,
-                prompt=prompt,
-                arguments=arguments,
-                timeout_s=timeout_s,
-            )
             scope = asyncio.timeout(timeout_s)
             try:
                 async with scope:

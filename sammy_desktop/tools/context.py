@@ -11,6 +11,7 @@ imports Qt: the UI implements :class:`UrlOpener` with ``QDesktopServices.openUrl
 from __future__ import annotations
 
 import platform
+import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -83,6 +84,11 @@ class ConfirmationRequest:
         prompt: the question, one or two plain sentences.
         arguments: the validated arguments, for the dialog to show.
         timeout_s: after this many seconds without an answer the call is denied.
+        target: what an "always this session" yes covers besides the tool (the site of a
+            link, the application's name); None when a yes can only cover the whole tool.
+        token: this question's own key, made by the app: what the dialog answers and
+            withdraws by. Never the call id, which the service (or an injected prompt)
+            chooses and may repeat.
     """
 
     call_id: str
@@ -90,6 +96,8 @@ class ConfirmationRequest:
     prompt: str
     arguments: Mapping[str, Any]
     timeout_s: float
+    target: str | None = None
+    token: str = field(default_factory=lambda: secrets.token_hex(8))
 
 
 @runtime_checkable
@@ -151,7 +159,7 @@ class ToolContext:
         services: ToolServices,
         bus: EventBus,
         state: Callable[[], AgentStateSnapshot],
-        confirm: Callable[[str, float | None], Awaitable[bool]],
+        confirm: Callable[[str, float | None, str | None], Awaitable[bool]],
     ) -> None:
         self._call_id = call_id
         self._tool_name = tool_name
@@ -183,11 +191,15 @@ class ToolContext:
         """A read-only snapshot of the agent's state right now."""
         return self._state()
 
-    async def confirm(self, prompt: str, *, timeout_s: float | None = None) -> bool:
+    async def confirm(
+        self, prompt: str, *, timeout_s: float | None = None, target: str | None = None
+    ) -> bool:
         """Ask the person ``prompt``; True only if they approve in time.
 
         Emits ``ConfirmationRequested`` and ``ConfirmationResolved``. Without a way to ask
         (no UI), or when the person does not answer within ``timeout_s`` (the tool's
-        ``confirmation_timeout_s`` when None), the answer is no.
+        ``confirmation_timeout_s`` when None), the answer is no. ``target`` names what the
+        question is about (a site, an application): an "always this session" yes then
+        covers this tool for that target only.
         """
-        return await self._confirm(prompt, timeout_s)
+        return await self._confirm(prompt, timeout_s, target)

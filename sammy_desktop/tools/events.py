@@ -119,6 +119,10 @@ class ConfirmationRequested(Event):
     prompt: str
     arguments: Mapping[str, Any]
     timeout_s: float
+    target: str | None = None
+    """What an "always this session" yes would cover besides the tool (a site, an app)."""
+    token: str = ""
+    """The question's own key (:attr:`~sammy_desktop.tools.context.ConfirmationRequest.token`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,10 +36,15 @@ from sammy_desktop.tools.registry import (
     ToolRegistry,
     UnknownToolError,
 )
-from sammy_desktop.tools.runner import DEFAULT_FRAME_BUDGET_BYTES, ToolCallRunner
+from sammy_desktop.tools.runner import (
+    DEFAULT_FRAME_BUDGET_BYTES,
+    MAX_CALLS_PER_MESSAGE,
+    ToolCallRunner,
+)
 
 __all__ = [
     "DEFAULT_FRAME_BUDGET_BYTES",
+    "MAX_CALLS_PER_MESSAGE",
     "DuplicateToolError",
     "RegistrationProblem",
     "Respond",
@@ -133,6 +138,14 @@ class ToolManager:
             UnknownToolError: no such tool.
         """
         return self.registry.source_of(name)
+
+    def plugin_of(self, name: str) -> str | None:
+        """The package that installed the tool ``name``, or None when it is not a plugin's.
+
+        Raises:
+            UnknownToolError: no such tool.
+        """
+        return self.registry.plugin_of(name)
 
     def is_enabled(self, name: str) -> bool:
         """Whether the model may use ``name`` now; False for unknown names."""

@@ -7,8 +7,11 @@ A plugin package declares, in its ``pyproject.toml``::
 
 The object named may be a :class:`~sammy_desktop.tools.definition.ToolDefinition`, a list
 or tuple of them, or a function without arguments returning either. Anything else, and any
-exception while importing it, is a :class:`PluginError` that the manager reports and skips:
-a broken plugin never stops the app.
+exception while importing it (``SystemExit`` and ``KeyboardInterrupt`` too), is a
+:class:`PluginError` that the manager reports and skips: a broken plugin never stops the app.
+
+A plugin's tools start switched off until the person turns them on (they run code the
+person did not choose with the app), and none may run without a time limit.
 """
 
 from __future__ import annotations
@@ -19,9 +22,21 @@ from typing import Any
 
 from sammy_desktop.tools.definition import ToolDefinition
 
-__all__ = ["ENTRY_POINT_GROUP", "PluginError", "describe_entry_point", "discover", "load"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "PLUGIN_MAX_TIMEOUT_S",
+    "PluginError",
+    "describe_entry_point",
+    "discover",
+    "distribution_of",
+    "load",
+]
 
 ENTRY_POINT_GROUP = "sammy_desktop.tools"
+
+PLUGIN_MAX_TIMEOUT_S = 300.0
+"""The longest a plugin's tool may run; a plugin asking for no limit, or a longer one, gets
+this (a hung plugin must not hold the model's answer, or a task, for ever)."""
 
 
 class PluginError(Exception):
@@ -33,9 +48,14 @@ def discover() -> list[EntryPoint]:
     return list(entry_points(group=ENTRY_POINT_GROUP))
 
 
+def distribution_of(entry_point: EntryPoint) -> str:
+    """The name of the package that installed ``entry_point`` (what Settings shows)."""
+    return entry_point.dist.name if entry_point.dist is not None else "unknown package"
+
+
 def describe_entry_point(entry_point: EntryPoint) -> str:
     """Where a plugin comes from, for error messages: package, entry point, target."""
-    distribution = entry_point.dist.name if entry_point.dist is not None else "unknown package"
+    distribution = distribution_of(entry_point)
     return f"plugin {distribution} (entry point {entry_point.name} = {entry_point.value})"
 
 
@@ -51,7 +71,7 @@ def load(entry_point: EntryPoint) -> list[ToolDefinition[Any, Any]]:
         target = entry_point.load()
         if callable(target) and not isinstance(target, ToolDefinition):
             target = target()
-    except Exception as error:
+    except BaseException as error:
         raise PluginError(f"{where} failed to load: {type(error).__name__}: {error}") from error
     return _as_definitions(target, where)
 

@@ -1,7 +1,8 @@
 """The tools the app knows: definitions, sources, the enabled set, declarations per model.
 
 :class:`ToolRegistry` registers the built-ins, the application's tools and the plugins'
-(a broken plugin or a name clash becomes a :class:`RegistrationProblem`, never a crash),
+(a broken plugin or a name clash becomes a :class:`RegistrationProblem`, never a crash;
+a plugin's tools start switched off and run within a time limit),
 keeps the enabled set (the settings, overridden at run time by
 :meth:`ToolRegistry.set_enabled`), and builds the ``types.Tool`` declarations for a
 model's capabilities. It runs nothing.
@@ -9,6 +10,7 @@ model's capabilities. It runs nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -65,6 +67,7 @@ class RegistrationProblem:
 class _Registered:
     definition: ToolDefinition[Any, Any]
     source: str
+    plugin: str | None = None  # the installing package, for a plugin's tool
 
 
 class ToolRegistry:
@@ -93,12 +96,16 @@ class ToolRegistry:
 
     # ------------------------------------------------------------------ registration
 
-    def register(self, definition: ToolDefinition[Any, Any], *, source: str) -> None:
+    def register(
+        self, definition: ToolDefinition[Any, Any], *, source: str, plugin: str | None = None
+    ) -> None:
         """Add one tool.
 
         Args:
             definition: the tool.
             source: where it comes from, named in errors (``plugin foo``, ``built-in``).
+            plugin: the package that installed it, for a plugin's tool: it starts switched
+                off, and runs within :data:`~sammy_desktop.tools.plugins.PLUGIN_MAX_TIMEOUT_S`.
 
         Raises:
             TypeError: ``definition`` is not a :class:`ToolDefinition`.
@@ -112,13 +119,37 @@ class ToolRegistry:
                 f"tool {definition.name!r} from {source} is refused: the name is already "
                 f"taken by the tool from {existing.source}"
             )
-        self._registry[definition.name] = _Registered(definition, source)
+        if plugin is not None:
+            definition = self._bounded(definition, source)
+        self._registry[definition.name] = _Registered(definition, source, plugin)
 
-    def register_all(self, definitions: Iterable[ToolDefinition[Any, Any]], source: str) -> None:
+    def _bounded(
+        self, definition: ToolDefinition[Any, Any], source: str
+    ) -> ToolDefinition[Any, Any]:
+        """A plugin's tool with its time limit no longer than the plugins' maximum."""
+        limit = plugins.PLUGIN_MAX_TIMEOUT_S
+        if definition.timeout_s is not None and definition.timeout_s <= limit:
+            return definition
+        asked = "no time limit" if definition.timeout_s is None else f"{definition.timeout_s:g} s"
+        message = (
+            f"tool {definition.name!r} from {source} asked for {asked}; plugins' tools run "
+            f"for at most {limit:g} s, so it is stopped after that"
+        )
+        _log.warning("%s", message)
+        self._problems.append(RegistrationProblem(source, message, definition.name))
+        return dataclasses.replace(definition, timeout_s=limit)
+
+    def register_all(
+        self,
+        definitions: Iterable[ToolDefinition[Any, Any]],
+        source: str,
+        *,
+        plugin: str | None = None,
+    ) -> None:
         """Add several tools; each one refused becomes a :class:`RegistrationProblem`."""
         for definition in definitions:
             try:
-                self.register(definition, source=source)
+                self.register(definition, source=source, plugin=plugin)
             except (TypeError, DuplicateToolError) as error:
                 self._report(RegistrationProblem(source, str(error), _name_of(definition)))
 
@@ -131,7 +162,7 @@ class ToolRegistry:
             except plugins.PluginError as error:
                 self._report(RegistrationProblem(source, str(error)))
                 continue
-            self.register_all(definitions, source)
+            self.register_all(definitions, source, plugin=plugins.distribution_of(entry_point))
 
     def _report(self, problem: RegistrationProblem) -> None:
         _log.error("tool registration problem: %s", problem.message)
@@ -168,6 +199,14 @@ class ToolRegistry:
         """
         return self._lookup(name).source
 
+    def plugin_of(self, name: str) -> str | None:
+        """The package that installed the tool ``name``, or None when it is not a plugin's.
+
+        Raises:
+            UnknownToolError: no such tool.
+        """
+        return self._lookup(name).plugin
+
     def _lookup(self, name: str) -> _Registered:
         entry = self._registry.get(name)
         if entry is None:
@@ -184,7 +223,9 @@ class ToolRegistry:
             return False
         if name in self._overrides:
             return self._overrides[name]
-        return self._settings().is_tool_enabled(name, entry.definition.enabled_by_default)
+        # A plugin's tool is off until the person switches it on, whatever it declares.
+        default = entry.definition.enabled_by_default and entry.plugin is None
+        return self._settings().is_tool_enabled(name, default)
 
     def set_enabled(self, name: str, enabled: bool) -> None:
         """Switch ``name`` on or off from now on; emits ``ToolEnabledChanged``.

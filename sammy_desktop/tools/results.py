@@ -42,6 +42,8 @@ class ToolErrorKind(enum.StrEnum):
     """The call had no id, so no answer can be matched to it (it is not run)."""
     DUPLICATE_ID = "duplicate_id"
     """Another call with the same id is running or came in the same message (not run)."""
+    TOO_MANY_CALLS = "too_many_calls"
+    """The message held more calls than run at once; this one was not run."""
     UNKNOWN_TOOL = "unknown_tool"
     """No tool of that name is registered."""
     DISABLED = "disabled"

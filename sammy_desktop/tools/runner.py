@@ -23,6 +23,7 @@ import difflib
 import inspect
 import logging
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any
 
@@ -50,7 +51,7 @@ from sammy_desktop.tools.kinds import ToolBehavior
 from sammy_desktop.tools.registry import ToolRegistry
 from sammy_desktop.tools.results import ToolErrorKind, ToolResult, feedback_from_validation_error
 
-__all__ = ["DEFAULT_FRAME_BUDGET_BYTES", "ToolCallRunner"]
+__all__ = ["DEFAULT_FRAME_BUDGET_BYTES", "MAX_CALLS_PER_MESSAGE", "ToolCallRunner"]
 
 _log = logging.getLogger(__name__)
 
@@ -59,6 +60,12 @@ DEFAULT_FRAME_BUDGET_BYTES = 900_000
 over 1 MiB by default; the rest is headroom for the envelope."""
 
 _MIN_CALL_BUDGET_BYTES = 4_096
+_ENVELOPE_BYTES = 64  # {"toolResponse": {"functionResponses": [...]}} around the answers
+
+MAX_CALLS_PER_MESSAGE = 32
+"""The most calls of one message that run; the rest are answered with a refusal. A model
+asks for a handful at a time; hundreds mean a prompt injection or a loop, and each would
+open a task and perhaps a question to the person."""
 
 
 class ToolCallRunner:
@@ -103,11 +110,15 @@ class ToolCallRunner:
     async def handle(self, tool_call: types.LiveServerToolCall, respond: Respond) -> None:
         """Run every call of ``tool_call`` in parallel and answer them through ``respond``.
 
-        Ordinary answers go out together in one ``respond`` call once every call is done.
-        A streaming (async generator) tool on a NON_BLOCKING call answers on its own, one
-        ``respond`` per item with ``will_continue=True`` and a final silent closing answer.
-        A failing ``respond`` (the connection is gone) is logged; the receive loop notices
-        the closed connection by itself.
+        Ordinary answers go out together once every call is done, in one ``respond`` call,
+        or in several when together they would not fit in one frame. A streaming (async
+        generator) tool on a NON_BLOCKING call answers on its own, one ``respond`` per item
+        with ``will_continue=True`` and a final silent closing answer. A failing
+        ``respond`` (the connection is gone) is logged; the receive loop notices the closed
+        connection by itself.
+
+        Calls past :data:`MAX_CALLS_PER_MESSAGE`, and every call whose id is repeated in the
+        message, are answered with a refusal and not run.
         """
         calls = list(tool_call.function_calls or ())
         if not calls:
@@ -116,17 +127,22 @@ class ToolCallRunner:
             _log.warning("tool runner closed; %d call(s) not run", len(calls))
             return
         capabilities = self._capabilities()
-        budget = max(_MIN_CALL_BUDGET_BYTES, self._frame_budget // len(calls))
+        refusals = self._message_refusals(calls)
+        running = len(calls) - len(refusals)
+        budget = max(_MIN_CALL_BUDGET_BYTES, self._frame_budget // max(1, running))
         # Streaming calls (a timer, say) answer on their own and may stay open for
         # minutes: the ordinary answers of the same message must not wait for them.
-        streaming = [self._streams(call, capabilities) for call in calls]
+        streaming = [
+            index not in refusals and self._streams(call, capabilities)
+            for index, call in enumerate(calls)
+        ]
         async with asyncio.TaskGroup() as group:
             tasks = [
                 group.create_task(
-                    self._answer(call, respond, capabilities, budget),
+                    self._answer(call, respond, capabilities, budget, refusals.get(index)),
                     name=f"tool-call:{call.name}:{call.id}",
                 )
-                for call in calls
+                for index, call in enumerate(calls)
             ]
             ordinary = [task for task, streams in zip(tasks, streaming, strict=True) if not streams]
             if ordinary:
@@ -141,6 +157,42 @@ class ToolCallRunner:
         ]
         if late:
             await self._send(respond, late)
+
+    def _message_refusals(self, calls: list[types.FunctionCall]) -> dict[int, ToolResult[Any]]:
+        """The calls of one message that must not run, by position, with their refusal.
+
+        A repeated id makes every call carrying it ambiguous (an answer, or a yes to a
+        question, could not say which of them it is for), so none of them runs. Calls past
+        :data:`MAX_CALLS_PER_MESSAGE` are refused too.
+        """
+        counts = Counter(call.id for call in calls if call.id)
+        refusals: dict[int, ToolResult[Any]] = {}
+        for index, call in enumerate(calls):
+            if call.id and counts[call.id] > 1:
+                names = sorted({str(c.name) for c in calls if c.id == call.id})
+                refusals[index] = ToolResult.failure(
+                    f"{counts[call.id]} calls in this message share the id {call.id!r} "
+                    f"({', '.join(names)}), so none of them was run: an answer could not "
+                    "say which call it is for. Give every call its own id.",
+                    error_kind=ToolErrorKind.DUPLICATE_ID,
+                )
+        if len(calls) > MAX_CALLS_PER_MESSAGE:
+            _log.warning(
+                "a tool call message has %d calls; only the first %d run",
+                len(calls),
+                MAX_CALLS_PER_MESSAGE,
+            )
+            for index in range(MAX_CALLS_PER_MESSAGE, len(calls)):
+                refusals.setdefault(
+                    index,
+                    ToolResult.failure(
+                        f"This message asked for {len(calls)} tool calls; at most "
+                        f"{MAX_CALLS_PER_MESSAGE} run per message, so this one (number "
+                        f"{index + 1}) was not run. Ask for fewer at a time.",
+                        error_kind=ToolErrorKind.TOO_MANY_CALLS,
+                    ),
+                )
+        return refusals
 
     def _streams(self, call: types.FunctionCall, capabilities: ModelCapabilities) -> bool:
         """Whether ``call`` goes to a progress-streaming NON_BLOCKING tool."""
@@ -175,16 +227,37 @@ class ToolCallRunner:
                 _log.error("tool call task %s ignored cancellation", task.get_name())
 
     async def _send(self, respond: Respond, responses: list[types.FunctionResponse]) -> None:
-        try:
-            await respond(responses)
-        except Exception:  # noqa: BLE001 - the receive loop handles a dead connection
-            _log.exception(
-                "sending %d tool response(s) failed (ids %s)",
-                len(responses),
-                ", ".join(str(response.id) for response in responses),
-            )
+        """Hand ``responses`` to ``respond``, in as many messages as the frame budget needs."""
+        for batch in self._frames(responses):
+            try:
+                await respond(batch)
+            except Exception:  # noqa: BLE001 - the receive loop handles a dead connection
+                _log.exception(
+                    "sending %d tool response(s) failed (ids %s)",
+                    len(batch),
+                    ", ".join(str(response.id) for response in batch),
+                )
+            for response in batch:
+                self._ledger.answered(response.id or "", will_continue=bool(response.will_continue))
+
+    def _frames(
+        self, responses: list[types.FunctionResponse]
+    ) -> list[list[types.FunctionResponse]]:
+        """``responses`` in order, grouped so no group's JSON exceeds the frame budget.
+
+        One group when they fit (a synchronous model answers once it has them all); each
+        answer is already cut to its share of the budget, so a group of one always fits.
+        """
+        frames: list[list[types.FunctionResponse]] = [[]]
+        used = _ENVELOPE_BYTES
         for response in responses:
-            self._ledger.answered(response.id or "", will_continue=bool(response.will_continue))
+            size = len(response.model_dump_json(exclude_none=True, by_alias=True)) + 1  # ","
+            if frames[-1] and used + size > self._frame_budget:
+                frames.append([])
+                used = _ENVELOPE_BYTES
+            frames[-1].append(response)
+            used += size
+        return frames
 
     # ------------------------------------------------------------------ one call
 
@@ -194,16 +267,20 @@ class ToolCallRunner:
         respond: Respond,
         capabilities: ModelCapabilities,
         budget: int,
+        refusal: ToolResult[Any] | None = None,
     ) -> types.FunctionResponse | None:
         """Run one call; return its answer, or None when nothing must be sent for it.
 
         The safety net around :meth:`_answer_call`: whatever escapes it (a bug here, or in
-        app code such as the settings callable) still becomes an answer, so one bad call
-        cannot cancel its siblings in the task group or leave the model waiting.
+        app code such as the settings callable or a tool's ``to_model_output``), even a
+        ``KeyboardInterrupt``, still becomes an answer, so one bad call cannot cancel its
+        siblings in the task group, stop the loop, or leave the model waiting.
         """
         try:
-            return await self._answer_call(call, respond, capabilities, budget)
-        except Exception as error:  # noqa: BLE001 - the model must get an answer regardless
+            return await self._answer_call(call, respond, capabilities, budget, refusal)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as error:  # noqa: BLE001 - the model must get an answer regardless
             _log.exception("internal error while answering tool call %s", call.id)
             result = ToolResult.failure(
                 f"The app failed while running {call.name!r}: {type(error).__name__}.",
@@ -221,6 +298,7 @@ class ToolCallRunner:
         respond: Respond,
         capabilities: ModelCapabilities,
         budget: int,
+        refusal: ToolResult[Any] | None,
     ) -> types.FunctionResponse | None:
         started = time.monotonic()
         call_id = call.id or ""
@@ -240,7 +318,12 @@ class ToolCallRunner:
             self._bus.emit(ToolCallCancelled(call_id=call_id, name=name))
             return None
         definition = self._registry.find(name) if name else None
-        if not self._ledger.arrive(call_id, name):
+        arrived = self._ledger.arrive(call_id, name)  # a refused call is owed an answer too
+        if refusal is not None:
+            return self._final_response(
+                definition, call_id, name, refusal, capabilities, budget, started
+            )
+        if not arrived:
             _log.warning("tool call id %r is already in use; %s refused", call_id, name)
             result = ToolResult.failure(
                 f"Another call with the id {call_id!r} is already running, so this call of "
@@ -313,7 +396,31 @@ class ToolCallRunner:
         budget: int,
         started: float,
     ) -> ToolResult[Any] | None:
-        """Validate, confirm and run; None when a stream already sent its last answer."""
+        """Validate, confirm and run; None when a stream already sent its last answer.
+
+        Every exception but a cancellation becomes the call's answer here, inside the
+        call's own task: ``KeyboardInterrupt`` or ``SystemExit`` leaving a task would stop
+        the event loop (asyncio re-raises them), and with it the app.
+        """
+        try:
+            return await self._validate_confirm_run(
+                definition, call_id, raw_arguments, respond, capabilities, budget, started
+            )
+        except asyncio.CancelledError:
+            raise
+        except BaseException as error:  # noqa: BLE001 - nothing a tool raises may stop the app
+            return handler_error(definition, error)
+
+    async def _validate_confirm_run(
+        self,
+        definition: ToolDefinition[Any, Any],
+        call_id: str,
+        raw_arguments: Mapping[str, Any],
+        respond: Respond,
+        capabilities: ModelCapabilities,
+        budget: int,
+        started: float,
+    ) -> ToolResult[Any] | None:
         name = definition.name
         try:
             arguments = definition.input_model.model_validate(raw_arguments)
@@ -436,13 +543,14 @@ class ToolCallRunner:
     def _context_for(
         self, definition: ToolDefinition[Any, Any], call_id: str, arguments: BaseModel
     ) -> ToolContext:
-        async def confirm(prompt: str, timeout_s: float | None) -> bool:
+        async def confirm(prompt: str, timeout_s: float | None, target: str | None) -> bool:
             return await self._confirmations.ask(
                 call_id=call_id,
                 tool_name=definition.name,
                 prompt=prompt,
                 arguments=arguments.model_dump(mode="json"),
                 timeout_s=definition.confirmation_timeout_s if timeout_s is None else timeout_s,
+                target=target,
             )
 
         return ToolContext(

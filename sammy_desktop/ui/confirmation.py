@@ -12,11 +12,12 @@ import asyncio
 import json
 import time
 from collections import deque
+from dataclasses import dataclass
 from typing import Any, Final
 
 from pydantic_core import to_jsonable_python
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QFocusEvent, QKeyEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -28,7 +29,21 @@ from PySide6.QtWidgets import (
 
 from sammy_desktop.tools.context import ConfirmationRequest
 
-__all__ = ["Answer", "ConfirmationSheet", "QtConfirmationPort"]
+__all__ = ["Answer", "ConfirmationSheet", "Grant", "QtConfirmationPort"]
+
+ARM_DELAY_MS: Final = 1000
+"""How long after a question appears before it can be approved (browsers wait about as
+long before a permission prompt takes a click): a key or a click meant for something else,
+such as a push-to-talk tap, must not land on Approve."""
+
+
+_CHOSEN_FOCUS: Final = (
+    Qt.FocusReason.TabFocusReason,
+    Qt.FocusReason.BacktabFocusReason,
+    Qt.FocusReason.MouseFocusReason,
+    Qt.FocusReason.ShortcutFocusReason,
+)
+"""Ways the person moves the focus themselves (the sheet's own focus on Deny is not one)."""
 
 
 class Answer:
@@ -54,21 +69,48 @@ def _format_arguments(arguments: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """An "always this session" yes: one tool, for one target (a site, an application).
+
+    Attributes:
+        tool_name: the tool allowed.
+        target: what it is allowed for; None when the yes covers the whole tool.
+    """
+
+    tool_name: str
+    target: str | None = None
+
+    def describe(self) -> str:
+        """``openUrl on example.com``, or the tool's name alone."""
+        return self.tool_name if self.target is None else f"{self.tool_name} on {self.target}"
+
+
 class ConfirmationSheet(QWidget):
     """A sheet that covers its parent (the transcript's host) while a question is open.
 
+    Safe by default: the focus starts on Deny; Approve and "Always" take no click or key
+    for :data:`ARM_DELAY_MS` after a question appears; Space never presses a button here
+    (it is the push-to-talk key); Enter approves once armed, unless the person moved the
+    focus to another choice; Esc denies at any time.
+
     Args:
         parent: the widget the sheet covers; it follows that widget's size.
+        arm_delay_ms: the delay before a question can be approved.
     """
 
     answered = Signal(str, bool, str)
-    """``(call_id, approved, how)`` with ``how`` one of the :class:`Answer` values."""
+    """``(token, approved, how)`` with ``how`` one of the :class:`Answer` values; the token
+    is the question's own (:attr:`ConfirmationRequest.token`), never the call id."""
     shown_request = Signal(str)
-    """A question appeared (its call id): the window raises itself."""
+    """A question appeared (its token): the window raises itself."""
+    armed_request = Signal(str)
+    """The question (its token) can be approved now (:data:`ARM_DELAY_MS` after it showed)."""
 
-    def __init__(self, parent: QWidget) -> None:
+    def __init__(self, parent: QWidget, *, arm_delay_ms: int = ARM_DELAY_MS) -> None:
         super().__init__(parent)
         self._host = parent
+        self._focus_chosen = False
         self.setObjectName("sheetBackdrop")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.setAccessibleName("Approval needed")
@@ -99,6 +141,10 @@ class ConfirmationSheet(QWidget):
         self.arguments_label.setContentsMargins(10, 8, 10, 8)
         self.countdown_label = QLabel(self.card)
         self.countdown_label.setObjectName("sheetCountdown")
+        # What a tool asks and the model's arguments: shown as written, never as markup
+        # (an HTML comment in an argument must not hide the rest of the question).
+        for label in (self.title_label, self.prompt_label, self.arguments_label):
+            label.setTextFormat(Qt.TextFormat.PlainText)
         card_layout.addWidget(self.title_label)
         card_layout.addWidget(self.prompt_label)
         card_layout.addWidget(self.arguments_label)
@@ -119,9 +165,15 @@ class ConfirmationSheet(QWidget):
         self.always_button.setAccessibleName("Approve always for this session")
         card_layout.addWidget(self.always_button, 0, Qt.AlignmentFlag.AlignHCenter)
         outer.addWidget(self.card)
-        # Natural tab order inside the sheet: the safe choice first after Approve.
-        QWidget.setTabOrder(self.approve_button, self.deny_button)
-        QWidget.setTabOrder(self.deny_button, self.always_button)
+        # Tab order from the safe choice, where the focus starts.
+        QWidget.setTabOrder(self.deny_button, self.approve_button)
+        QWidget.setTabOrder(self.approve_button, self.always_button)
+        self._arming = QTimer(self)
+        self._arming.setSingleShot(True)
+        self._arming.setInterval(max(0, arm_delay_ms))
+        self._arming.timeout.connect(self._arm)
+        for button in self._buttons:
+            button.installEventFilter(self)
 
         self._tick = QTimer(self)
         self._tick.setInterval(250)
@@ -154,19 +206,26 @@ class ConfirmationSheet(QWidget):
         else:
             self._queue.append(request)
 
-    def withdraw(self, call_id: str) -> None:
-        """Drop the question for ``call_id`` (the tool layer stopped waiting)."""
-        self._queue = deque(r for r in self._queue if r.call_id != call_id)
-        if self._current is not None and self._current.call_id == call_id:
+    def withdraw(self, token: str) -> None:
+        """Drop the question ``token`` (the tool layer stopped waiting)."""
+        self._queue = deque(r for r in self._queue if r.token != token)
+        if self._current is not None and self._current.token == token:
             self._finish(False, Answer.WITHDRAWN)
 
+    @property
+    def armed(self) -> bool:
+        """Whether the current question can be approved yet (see :data:`ARM_DELAY_MS`)."""
+        return self._current is not None and self.approve_button.isEnabled()
+
     def approve(self) -> None:
-        """Approve the current question."""
-        self._finish(True, Answer.APPROVED)
+        """Approve the current question (nothing before it is armed)."""
+        if self.armed:
+            self._finish(True, Answer.APPROVED)
 
     def approve_always(self) -> None:
-        """Approve it, and this tool's later questions in this session."""
-        self._finish(True, Answer.ALWAYS)
+        """Approve it, and this tool's later questions on the same target this session."""
+        if self.armed:
+            self._finish(True, Answer.ALWAYS)
 
     def deny(self) -> None:
         """Deny the current question."""
@@ -181,7 +240,8 @@ class ConfirmationSheet(QWidget):
     def _present(self, request: ConfirmationRequest) -> None:
         self._current = request
         self.title_label.setText(f"Allow {request.tool_name}?")
-        self.always_button.setText(f"Always allow {request.tool_name} this session")
+        grant = Grant(request.tool_name, request.target)
+        self.always_button.setText(f"Always allow {grant.describe()} this session")
         self.prompt_label.setText(request.prompt)
         self.arguments_label.setText(_format_arguments(request.arguments))
         self.setAccessibleDescription(request.prompt)
@@ -190,10 +250,24 @@ class ConfirmationSheet(QWidget):
         self._tick.start()
         self._on_tick()
         self.setGeometry(self._host.rect())
+        self.approve_button.setEnabled(False)
+        self.always_button.setEnabled(False)
         self.show()
         self.raise_()
-        self.approve_button.setFocus(Qt.FocusReason.OtherFocusReason)
-        self.shown_request.emit(request.call_id)
+        self.deny_button.setFocus(Qt.FocusReason.OtherFocusReason)
+        self._focus_chosen = False
+        self._arming.start()
+        self.shown_request.emit(request.token)
+
+    def _arm(self) -> None:
+        if self._current is not None:
+            self.approve_button.setEnabled(True)
+            self.always_button.setEnabled(True)
+            self.armed_request.emit(self._current.token)
+
+    @property
+    def _buttons(self) -> tuple[QPushButton, ...]:
+        return (self.deny_button, self.approve_button, self.always_button)
 
     def _finish(self, approved: bool, how: str) -> None:
         request = self._current
@@ -202,8 +276,9 @@ class ConfirmationSheet(QWidget):
         self._current = None
         self._tick.stop()
         self._timeout.stop()
+        self._arming.stop()
         self.hide()
-        self.answered.emit(request.call_id, approved, how)
+        self.answered.emit(request.token, approved, how)
         if self._queue and self._current is None:
             self._present(self._queue.popleft())
 
@@ -215,14 +290,17 @@ class ConfirmationSheet(QWidget):
         self._finish(False, Answer.TIMED_OUT)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        """Enter presses the focused choice (Approve at first); Esc denies."""
+        """Esc denies; Enter approves once armed, or presses the choice the person focused."""
         key = event.key()
         if key == Qt.Key.Key_Escape:
             self.deny()
         elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            focused = self.focusWidget()
-            if focused in (self.deny_button, self.always_button):
-                focused.click()
+            if event.isAutoRepeat():
+                pass  # a held key is not a decision
+            elif self._focus_chosen and self.focusWidget() is self.deny_button:
+                self.deny()
+            elif self._focus_chosen and self.focusWidget() is self.always_button:
+                self.approve_always()
             else:
                 self.approve()
         else:
@@ -231,12 +309,24 @@ class ConfirmationSheet(QWidget):
         event.accept()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Keep covering the parent when it is resized."""
+        """Keep covering the parent when it is resized; keep Space off the buttons."""
         # Asks Qt for the parent instead of reading self._host: the filter also runs while
         # a collected window is torn down, after Python has cleared the sheet's attributes.
         host = self.parentWidget()
-        if watched is host and event.type() == QEvent.Type.Resize:
-            self.setGeometry(host.rect())
+        kind = event.type()
+        if watched is host:
+            if kind == QEvent.Type.Resize:
+                self.setGeometry(host.rect())
+            return False
+        if kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease) and isinstance(event, QKeyEvent):
+            # A button presses itself on Space: here Space is push-to-talk, never a choice.
+            return event.key() == Qt.Key.Key_Space
+        if (
+            kind == QEvent.Type.FocusIn
+            and isinstance(event, QFocusEvent)
+            and event.reason() in _CHOSEN_FOCUS
+        ):
+            self._focus_chosen = True
         return False
 
 
@@ -245,8 +335,9 @@ class QtConfirmationPort(QObject):
 
     It needs no widget to exist, so the app can build it before the tool manager and the
     window: the window connects :attr:`asked` to its sheet and the sheet's answers to
-    :meth:`answer`. "Always this session" approvals are remembered per tool until
-    :meth:`forget_session`.
+    :meth:`answer`. "Always this session" approvals are :class:`Grant` s, one tool for one
+    target (a site, an application), remembered until :meth:`forget_session` or
+    :meth:`revoke` (Settings lists them).
 
     Args:
         parent: the Qt parent.
@@ -255,12 +346,14 @@ class QtConfirmationPort(QObject):
     asked = Signal(object)
     """A :class:`ConfirmationRequest` to show."""
     withdrawn = Signal(str)
-    """The call id whose question no longer needs an answer (the tool layer gave up)."""
+    """The token of a question that no longer needs an answer (the tool layer gave up)."""
+    grants_changed = Signal()
+    """A grant was added or revoked, or the session's grants were forgotten."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._waiting: dict[str, tuple[str, asyncio.Future[bool]]] = {}
-        self._always: set[str] = set()
+        self._waiting: dict[str, tuple[Grant, asyncio.Future[bool]]] = {}
+        self._grants: dict[Grant, None] = {}  # ordered: Settings lists them as given
 
     def attach(self, sheet: ConfirmationSheet) -> None:
         """Show the questions on ``sheet`` and take its answers."""
@@ -269,35 +362,45 @@ class QtConfirmationPort(QObject):
         sheet.answered.connect(self.answer)
 
     @property
-    def always_approved(self) -> frozenset[str]:
-        """Tools approved for the rest of the session."""
-        return frozenset(self._always)
+    def grants(self) -> tuple[Grant, ...]:
+        """What is approved for the rest of the session, oldest first."""
+        return tuple(self._grants)
+
+    def revoke(self, grant: Grant) -> None:
+        """Ask again for ``grant``'s tool and target from now on."""
+        if grant in self._grants:
+            del self._grants[grant]
+            self.grants_changed.emit()
 
     def forget_session(self) -> None:
         """A new session starts: every tool asks again."""
-        self._always.clear()
+        if self._grants:
+            self._grants.clear()
+            self.grants_changed.emit()
 
     async def confirm(self, request: ConfirmationRequest) -> bool:
         """Show ``request`` and wait for the person's answer (no answer in time is no)."""
-        if request.tool_name in self._always:
+        grant = Grant(request.tool_name, request.target)
+        if grant in self._grants:
             return True
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._waiting[request.call_id] = (request.tool_name, future)
+        self._waiting[request.token] = (grant, future)
         self.asked.emit(request)
         try:
             return await future
         finally:
-            self._waiting.pop(request.call_id, None)
+            self._waiting.pop(request.token, None)
             # Cancelled by the tool layer (its own timeout, or shutdown): take the sheet down.
-            self.withdrawn.emit(request.call_id)
+            self.withdrawn.emit(request.token)
 
-    def answer(self, call_id: str, approved: bool, how: str) -> None:
-        """The person answered the question for ``call_id`` (``how``: an :class:`Answer`)."""
-        waiting = self._waiting.get(call_id)
+    def answer(self, token: str, approved: bool, how: str) -> None:
+        """The person answered the question ``token`` (``how``: an :class:`Answer`)."""
+        waiting = self._waiting.get(token)
         if waiting is None:
             return
-        tool_name, future = waiting
-        if how == Answer.ALWAYS:
-            self._always.add(tool_name)
+        grant, future = waiting
+        if how == Answer.ALWAYS and grant not in self._grants:
+            self._grants[grant] = None
+            self.grants_changed.emit()
         if not future.done():
             future.set_result(approved)

@@ -1,7 +1,9 @@
 """The keyboard's talk key: Space held in the window, and the global hotkey, as one key.
 
 Space held anywhere in the main window talks, unless a text field has the focus (there it
-types a space) or a confirmation question is open (there it presses the focused button).
+types a space) or a confirmation question is open (there Space does nothing: a tap meant for
+talking must not answer the question). A Space held before the question appeared still ends
+the talk when it comes up.
 The watch is on the window's native :class:`QWindow`, which sees every key event for the
 window before the focused widget does (a focused button would take Space as a click), and
 not on the application: an application-wide filter ran Python for every event in the app,
@@ -100,7 +102,10 @@ class TalkKeys(QObject):
         if kind not in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
             return False
         assert isinstance(event, QKeyEvent)
-        if event.key() != Qt.Key.Key_Space or not self._space_is_ours():
+        if event.key() != Qt.Key.Key_Space:
+            return False
+        ending_talk = kind == QEvent.Type.KeyRelease and _SPACE in self._held
+        if not ending_talk and not self._space_is_ours():
             return False
         if event.isAutoRepeat():
             return True
@@ -140,7 +145,7 @@ class TalkKeys(QObject):
 
     def _space_is_ours(self) -> bool:
         if self._question_open():
-            return False  # Space presses the sheet's focused button
+            return False  # the sheet keeps Space from its buttons
         focus = QApplication.focusWidget()
         if isinstance(focus, _TEXT_INPUTS):
             return False

@@ -40,6 +40,8 @@ _MAX_RESULT_CHARS: Final = 110
 _FAILURE_WORDS: Final[dict[ToolErrorKind, str]] = {
     ToolErrorKind.MISSING_NAME: "The call had no tool name.",
     ToolErrorKind.MISSING_ID: "The call had no id and could not be answered.",
+    ToolErrorKind.DUPLICATE_ID: "Another call used the same id, so it was not run.",
+    ToolErrorKind.TOO_MANY_CALLS: "Too many calls at once, so it was not run.",
     ToolErrorKind.UNKNOWN_TOOL: "No tool of that name exists.",
     ToolErrorKind.DISABLED: "This tool is switched off in Settings.",
     ToolErrorKind.INVALID_ARGUMENTS: "The arguments were not valid.",

@@ -27,6 +27,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sammy_desktop.config.secrets import child_environment
 from sammy_desktop.tools.context import ToolContext
 from sammy_desktop.tools.definition import ToolDefinition, tool
 from sammy_desktop.tools.desktop.ports import ApplicationLauncher
@@ -100,12 +101,15 @@ class UrlCheck:
         question: what the person is asked, every part of the address they need to judge
             it on its own line (the site and its punycode form; each recipient and field of
             an e-mail).
+        target: what an "always this session" yes covers: the site (its ASCII form) of a
+            web address, the recipients of an e-mail.
     """
 
     url: str | None = None
     problem: str | None = None
     suggestion: str | None = None
     question: str = ""
+    target: str | None = None
 
 
 # mailto: fields that can be shown and are harmless to prefill. Anything else (attach,
@@ -174,7 +178,9 @@ def check_url(raw: str) -> UrlCheck:
         return UrlCheck(problem=f"the host name {host!r} is not a valid internet name")
     site = host if ascii_host == host else f"{host} (written {ascii_host})"
     return UrlCheck(
-        url=url, question=f"Open this page in your browser?\n\nSite: {site}\nAddress: {url}"
+        url=url,
+        question=f"Open this page in your browser?\n\nSite: {site}\nAddress: {url}",
+        target=ascii_host.lower(),
     )
 
 
@@ -200,7 +206,7 @@ def _check_mailto(url: str, path: str, query: str) -> UrlCheck:
     ]
     if lines:
         question += "\n\n" + "\n".join(lines)
-    return UrlCheck(url=url, question=question)
+    return UrlCheck(url=url, question=question, target="mailto:" + ",".join(recipients).lower())
 
 
 class SubprocessLauncher:
@@ -227,11 +233,15 @@ class SubprocessLauncher:
 
 
 def _spawn(argv: list[str]) -> subprocess.Popen[bytes]:
-    """Start ``argv`` in its own session (process group), detached from our terminal."""
+    """Start ``argv`` in its own session (process group), detached from our terminal.
+
+    It gets our environment without any API key in it (``child_environment``).
+    """
     streams: dict[str, Any] = {
         "stdin": subprocess.DEVNULL,
         "stdout": subprocess.DEVNULL,
         "stderr": subprocess.DEVNULL,
+        "env": child_environment(),
     }
     if sys.platform == "win32":
         return subprocess.Popen(
@@ -293,7 +303,7 @@ def link_tools(launcher: ApplicationLauncher | None = None) -> list[ToolDefiniti
                 "the address to the person instead."
             )
         url = verdict.url
-        if not await context.confirm(verdict.question):
+        if not await context.confirm(verdict.question, target=verdict.target):
             return ToolResult.failure(
                 "The person did not allow opening the address (they said no or did not "
                 "answer); nothing was opened. Do not try again unless they ask.",
@@ -345,7 +355,9 @@ def link_tools(launcher: ApplicationLauncher | None = None) -> list[ToolDefiniti
                 },
             )
         command = allowed[listed]
-        if not await context.confirm(f"Open {listed}?\n\nCommand: {' '.join(command)}"):
+        if not await context.confirm(
+            f"Open {listed}?\n\nCommand: {' '.join(command)}", target=listed
+        ):
             return ToolResult.failure(
                 f"The person did not allow opening {listed} (they said no or did not "
                 "answer); nothing was started. Do not try again unless they ask.",

@@ -1,7 +1,10 @@
 """Settings > Tools: a switch per tool, grouped by category, and what the tools may use.
 
 Each registered tool gets a card with its name, the first line of its description, a badge
-"asks first" when the person must approve every use, and a switch. A switch applies at
+"asks first" when the person must approve every use, "from plugin X" for a plugin's tool
+(those start switched off), and a switch; names and descriptions are shown as written,
+never as markup (a plugin writes them). "Allowed this session" lists the "always" answers
+given on the confirmation sheet, each revocable (:mod:`.session_grants`). A switch applies at
 once: it is saved, and the running conversation's tools change mid-session (the page says
 whether that reached the live session or waits for the next connection). Under the tools:
 the notes folder (opened in the file manager, made first if it does not exist yet), the
@@ -35,9 +38,11 @@ from sammy_desktop.ui.settings.applications import (
 from sammy_desktop.ui.settings.fields import text_box
 from sammy_desktop.ui.settings.page import FieldsPage
 from sammy_desktop.ui.settings.sections import SettingsSection
+from sammy_desktop.ui.settings.session_grants import SessionGrantsCard
 
 if TYPE_CHECKING:
     from sammy_desktop.core.events import ToolsChanged
+    from sammy_desktop.ui.confirmation import QtConfirmationPort
     from sammy_desktop.ui.controls import AgentControls, UiTasks
     from sammy_desktop.ui.settings_state import SettingsState
 
@@ -86,6 +91,10 @@ class ToolCatalog(Protocol):
 
     def is_enabled(self, name: str) -> bool:
         """Whether the model may use ``name`` now."""
+        ...
+
+    def plugin_of(self, name: str) -> str | None:
+        """The package that installed ``name``, or None when it is not a plugin's."""
         ...
 
 
@@ -185,6 +194,7 @@ class ToolsPage(FieldsPage):
         code_execution_unavailable: why the code execution switch does nothing with a
             model, or None when the model offers it (the pack's
             ``code_execution_unavailable_reason``); without it the switch is always on offer.
+        confirmations: the confirmation port, whose "always" answers the page lists.
         parent: the Qt parent.
     """
 
@@ -198,6 +208,7 @@ class ToolsPage(FieldsPage):
         controls: AgentControls | None = None,
         notes_folder: Path | None = None,
         code_execution_unavailable: Callable[[str], str | None] | None = None,
+        confirmations: QtConfirmationPort | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(SettingsSection.TOOLS, state, parent)
@@ -207,6 +218,10 @@ class ToolsPage(FieldsPage):
         self._code_execution_unavailable = code_execution_unavailable
         self.tool_switches: dict[str, ToggleSwitch] = {}
         """Each tool's switch, by tool name."""
+        self.plugin_labels: dict[str, QLabel] = {}
+        """The "from plugin X" label of each plugin's tool, by tool name."""
+        self.session_grants: SessionGrantsCard | None = None
+        """The "Allowed this session" list (with a confirmation port only)."""
         self.tools_status: QLabel | None = None
         """Whether the last switch reached the running conversation (with tools only)."""
         self.notes_folder: NotesFolderCard | None = None
@@ -216,6 +231,10 @@ class ToolsPage(FieldsPage):
             self._add_notes_folder(notes_folder, open_folder)
         else:
             self._add_tool_cards(tools)
+            if confirmations is not None:
+                self.add_group_title("Allowed this session")
+                self.session_grants = SessionGrantsCard(confirmations)
+                self.body.addWidget(self.session_grants)
             self._add_notes_folder(notes_folder, open_folder)
             self.add_group_title("More")
         self.add_generated()
@@ -245,9 +264,10 @@ class ToolsPage(FieldsPage):
         for category in sorted(by_category, key=list(ToolCategory).index):
             self.add_group_title(_CATEGORY_TITLES.get(category, str(category).capitalize()))
             for tool in by_category[category]:
-                self.body.addWidget(self._tool_card(tool, tools.is_enabled(tool.name)))
+                self.body.addWidget(self._tool_card(tool, tools))
 
-    def _tool_card(self, tool: ToolInfo, enabled: bool) -> QFrame:
+    def _tool_card(self, tool: ToolInfo, catalog: ToolCatalog) -> QFrame:
+        enabled = catalog.is_enabled(tool.name)
         card = QFrame()
         card.setObjectName("settingsToolCard")
         row = QHBoxLayout(card)
@@ -258,7 +278,19 @@ class ToolsPage(FieldsPage):
         top.setSpacing(8)
         name = QLabel(tool.name)
         name.setObjectName("fieldTitle")
+        name.setTextFormat(Qt.TextFormat.PlainText)
         top.addWidget(name)
+        plugin = catalog.plugin_of(tool.name)
+        if plugin is not None:
+            origin = QLabel(f"from plugin {plugin}")
+            origin.setObjectName("badge")
+            origin.setTextFormat(Qt.TextFormat.PlainText)
+            origin.setToolTip(
+                "Installed with the package " + plugin + ", not part of Sammy. Its tools start "
+                "switched off."
+            )
+            top.addWidget(origin)
+            self.plugin_labels[tool.name] = origin
         if tool.asks_first:
             badge = QLabel("asks first")
             badge.setObjectName("badge")
@@ -268,6 +300,7 @@ class ToolsPage(FieldsPage):
         text.addLayout(top)
         description = QLabel(_first_line(tool.description))
         description.setObjectName("fieldDescription")
+        description.setTextFormat(Qt.TextFormat.PlainText)
         description.setWordWrap(True)
         description.setToolTip(tool.description)
         text.addWidget(description)

@@ -32,9 +32,11 @@ from sammy_desktop.ui.url_opener import open_folder_on_desktop
 
 if TYPE_CHECKING:
     from sammy_desktop.audio.devices import AudioDevice
+    from sammy_desktop.config import AppPaths
     from sammy_desktop.config.secrets import SecretStore
     from sammy_desktop.core.ports import ClientFactory
     from sammy_desktop.ui.bridge import EventBridge
+    from sammy_desktop.ui.confirmation import QtConfirmationPort
     from sammy_desktop.ui.controls import AgentControls, UiTasks
     from sammy_desktop.ui.settings.fields import FieldCard
     from sammy_desktop.ui.settings_state import SettingsState
@@ -70,6 +72,7 @@ class SettingsWindow(QWidget):
         on_key_changed: called after the key was saved or removed (reconnect, hide the
             welcome panel...).
         about: what the About page shows (and the notes folder for the Tools page).
+        paths: the app's folders; Privacy offers to delete the history in them.
         open_folder: shows a folder in the file manager;
             :func:`~sammy_desktop.ui.url_opener.open_folder_on_desktop` by default (tests
             pass a recorder).
@@ -79,6 +82,8 @@ class SettingsWindow(QWidget):
         code_execution_unavailable: why the code execution switch does nothing with a
             model (the tool pack's ``code_execution_unavailable_reason``), for the Tools
             page.
+        confirmations: the confirmation port; the Tools page lists its "always" answers,
+            each revocable.
         parent: the Qt parent.
     """
 
@@ -99,9 +104,11 @@ class SettingsWindow(QWidget):
         on_test_tone: Callable[[], None] | None = None,
         on_key_changed: Callable[[bool], None] | None = None,
         about: AboutInfo | None = None,
+        paths: AppPaths | None = None,
         open_folder: Callable[[Path], bool] = open_folder_on_desktop,
         client_factory: ClientFactory | None = None,
         code_execution_unavailable: Callable[[str], str | None] | None = None,
+        confirmations: QtConfirmationPort | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent, Qt.WindowType.Window)
@@ -132,8 +139,9 @@ class SettingsWindow(QWidget):
             notes_folder=about.notes_folder if about is not None else None,
             open_folder=open_folder,
             code_execution_unavailable=code_execution_unavailable,
+            confirmations=confirmations,
         )
-        self.privacy_page = PrivacyPage(settings_state)
+        self.privacy_page = PrivacyPage(settings_state, paths=paths)
         self.appearance_page = AppearancePage(settings_state)
         self.about_page = AboutPage(about, open_folder)
         self._build()
