@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 from websockets.datastructures import Headers
 from websockets.http11 import Response
 
+from sammy_desktop.sim.faults import fault_of
 from sammy_desktop.sim.profiles import BAD_KEY_REASON
 
 if TYPE_CHECKING:
@@ -75,7 +76,12 @@ def models_response(
             }
         ]
         return _json_response(400, body)
-    entries = [_model_entry(name, profile) for name, profile in profiles.listed()]
+    entries = [
+        _model_entry(name, profile)
+        for name, profile in profiles.listed()
+        # a test-facing fault (sim/faults.py): the model left out of the list
+        if fault_of(profile, "models_list_entry") != "absent"
+    ]
     entries.append(_NON_LIVE_MODEL)
     if model_id is not None:
         wanted = f"models/{model_id}"
@@ -123,7 +129,12 @@ def _model_entry(model_id: str, profile: ServiceProfile) -> dict[str, Any]:
         "description": profile.description,
         "inputTokenLimit": profile.input_token_limit,
         "outputTokenLimit": profile.output_token_limit,
-        "supportedGenerationMethods": ["bidiGenerateContent"],
+        "supportedGenerationMethods": (
+            # a test-facing fault (sim/faults.py): listed, but not as a Live model
+            ["generateContent", "countTokens"]
+            if fault_of(profile, "models_list_entry") == "not_live"
+            else ["bidiGenerateContent"]
+        ),
         "thinking": True,
     }
 

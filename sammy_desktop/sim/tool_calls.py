@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from sammy_desktop.sim.actions import TranscriptEntry
+from sammy_desktop.sim.faults import fault_of
 from sammy_desktop.sim.pcm import pcm_rms
 from sammy_desktop.sim.wire import ActivityStart, RealtimeAudio, RealtimeText
 
@@ -55,6 +56,8 @@ def function_calls(
         ):
             # T1: the 2.5 models see no arguments declared this way and call with {}.
             args = {}
+        if fault_of(profile, "function_call_args") == "dropped":
+            args = {}  # a test-facing fault (sim/faults.py): T1's failure for any tool
         behavior: str = profile.default_behavior
         if profile.nonblocking_supported and declaration is not None and declaration.behavior:
             behavior = declaration.behavior  # T4

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sammy_desktop.sim.actions import TranscriptEntry, TurnComplete
+from sammy_desktop.sim.faults import fault_of
 from sammy_desktop.sim.model_audio import AudioPacer, frame_bytes, pacing_of
 from sammy_desktop.sim.pcm import chunk_pcm
 from sammy_desktop.sim.profiles import usage_estimate
@@ -301,6 +302,8 @@ class TurnOutput:
         """Send sessionResumptionUpdate, with a new handle when resumable (never with R9)."""
         if resumable and self._profile.resumable_only_when_idle and self._state.pending_calls:
             resumable = False  # R9
+        if fault_of(self._profile, "resumption_handles") == "withheld":
+            resumable = False  # a test-facing fault (sim/faults.py): never a handle
         update: dict[str, Any] = {"resumable": resumable}
         if resumable:
             update["newHandle"] = self._issue_handle(self._state)
