@@ -1,9 +1,13 @@
 """The Gemini API key, kept in the operating system's keyring and nowhere else.
 
 ``GEMINI_API_KEY`` in the environment overrides the keyring for one session (it is never
-written anywhere). When the platform has no usable keyring backend, reading returns nothing
-and writing raises :class:`KeyringUnavailableError` with a message that says how to fix it:
-there is no plaintext fallback, by design.
+written anywhere). It is read once, when the store is made, and taken out of the process's
+environment at once, so no program the app starts (an application, the browser, a mail
+client) inherits it; :func:`child_environment` is the environment to start them with.
+
+When the platform has no usable keyring backend, reading returns nothing and writing raises
+:class:`KeyringUnavailableError` with a message that says how to fix it: there is no
+plaintext fallback, by design.
 
 The key is wrapped in :class:`ApiKey`, whose ``repr``/``str`` never show it, so it cannot leak
 into a log line or an exception message by accident; ``reveal()`` is the one way out.
@@ -15,7 +19,7 @@ import enum
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -24,6 +28,7 @@ import keyring.backend
 import keyring.errors
 
 __all__ = [
+    "CHILD_HIDDEN_VARIABLES",
     "ENV_VAR",
     "KEYRING_SERVICE",
     "ApiKey",
@@ -31,6 +36,7 @@ __all__ = [
     "KeyringUnavailableError",
     "SecretStore",
     "SecretStoreError",
+    "child_environment",
 ]
 
 _log = logging.getLogger(__name__)
@@ -38,6 +44,19 @@ _log = logging.getLogger(__name__)
 KEYRING_SERVICE: Final = "sammy-desktop"
 KEYRING_USERNAME: Final = "gemini-api-key"
 ENV_VAR: Final = "GEMINI_API_KEY"
+
+CHILD_HIDDEN_VARIABLES: Final = frozenset({ENV_VAR, "GOOGLE_API_KEY"})
+"""Variables a started program never gets: the keys the Gemini SDKs read."""
+
+
+def child_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment to start another program with: ours without any API key in it.
+
+    Args:
+        environ: the environment to start from (``os.environ`` when None).
+    """
+    source = os.environ if environ is None else environ
+    return {name: value for name, value in source.items() if name not in CHILD_HIDDEN_VARIABLES}
 
 
 class SecretStoreError(RuntimeError):
@@ -93,7 +112,8 @@ class SecretStore:
 
     Args:
         backend: the keyring backend to use; default: keyring's choice for this platform.
-        environ: the environment to read the override from (tests pass their own).
+        environ: the environment to read the override from (tests pass their own); the
+            override is removed from it here, once read.
         on_key_saved: called with each key once it is saved (the app's log redactor learns
             it there, so a key saved in Settings is hidden in the log as exactly as one
             found at start-up).
@@ -102,11 +122,14 @@ class SecretStore:
     def __init__(
         self,
         backend: keyring.backend.KeyringBackend | None = None,
-        environ: dict[str, str] | os._Environ[str] | None = None,
+        environ: MutableMapping[str, str] | None = None,
         on_key_saved: Callable[[str], None] | None = None,
     ) -> None:
         self._backend = backend
-        self._environ = os.environ if environ is None else environ
+        # Read once and taken out: a child process would otherwise inherit it (os.environ
+        # unsets it in the C environment too, which QProcess and xdg-open start from).
+        source = os.environ if environ is None else environ
+        self._env_key = source.pop(ENV_VAR, "").strip()
         self._on_key_saved = on_key_saved
 
     @property
@@ -131,9 +154,8 @@ class SecretStore:
         Returns None when no key is set or no keyring is available (reading never fails
         loudly: the app then shows the welcome panel).
         """
-        env_value = self._environ.get(ENV_VAR, "").strip()
-        if env_value:
-            return ApiKey(env_value, KeySource.ENVIRONMENT)
+        if self._env_key:
+            return ApiKey(self._env_key, KeySource.ENVIRONMENT)
         stored = self.get_stored_key()
         return None if stored is None else ApiKey(stored, KeySource.KEYRING)
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QObject, QProcess, Signal
+from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, Signal
 from PySide6.QtGui import QClipboard, QGuiApplication
 
 from sammy_desktop.config import Settings
+from sammy_desktop.config.secrets import child_environment
 
 __all__ = ["QtApplicationLauncher", "QtClipboard", "QtDesktopNotifier"]
 
@@ -97,7 +98,11 @@ class QtDesktopNotifier(QObject):
 
 
 class QtApplicationLauncher:
-    """Starts applications with ``QProcess.startDetached`` (no shell, no waiting)."""
+    """Starts applications with ``QProcess.startDetached`` (no shell, no waiting).
+
+    The application gets the app's environment without any API key in it
+    (:func:`~sammy_desktop.config.secrets.child_environment`).
+    """
 
     async def launch(self, argv: Sequence[str]) -> None:
         """Start ``argv[0]`` with the rest as arguments.
@@ -107,6 +112,12 @@ class QtApplicationLauncher:
         """
         if not argv or not argv[0]:
             raise OSError("no program to start")
-        started, _pid = QProcess.startDetached(argv[0], list(argv[1:]))
-        if not started:
+        process = QProcess()
+        process.setProgram(argv[0])
+        process.setArguments(list(argv[1:]))
+        environment = QProcessEnvironment()
+        for name, value in child_environment().items():
+            environment.insert(name, value)
+        process.setProcessEnvironment(environment)
+        if not process.startDetached():
             raise OSError(f"could not start {argv[0]!r} (not found or not executable)")
