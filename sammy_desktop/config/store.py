@@ -1,10 +1,11 @@
 """Loading and saving :class:`~.settings.Settings` as a JSON file.
 
 Writes are atomic (a temp file in the same folder, fsync, rename, fsync of the folder), so a
-crash or a full disk never leaves half a settings file. A file that does not parse or does
-not validate is moved aside as ``settings.json.corrupt-<timestamp>`` and the defaults are
-used; the returned :class:`LoadResult` carries a notice that says so, naming the field and
-the value that failed, for the window to show.
+crash or a full disk never leaves half a settings file. A file that is larger than
+:data:`MAX_SETTINGS_BYTES`, is not UTF-8, does not parse (however it fails: too deep, a number
+too long) or does not validate is moved aside as ``settings.json.corrupt-<timestamp>`` and
+the defaults are used; the returned :class:`LoadResult` carries a notice that says so,
+naming the field and the value that failed, for the window to show. Loading never raises.
 """
 
 from __future__ import annotations
@@ -21,11 +22,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sammy_desktop.config.settings import Settings, migrate
+from sammy_desktop.config.settings import SECRET_IN_VALUE, Settings, migrate
 
-__all__ = ["LoadResult", "SettingsError", "SettingsStore", "describe_validation_error"]
+__all__ = [
+    "MAX_SETTINGS_BYTES",
+    "LoadResult",
+    "SettingsError",
+    "SettingsStore",
+    "describe_validation_error",
+]
 
 _log = logging.getLogger(__name__)
+
+MAX_SETTINGS_BYTES = 1024 * 1024
+"""A settings file is a few KiB; one larger than this is not read (it is set aside)."""
 
 
 class SettingsError(ValueError):
@@ -36,17 +46,23 @@ def describe_validation_error(error: ValidationError) -> str:
     """Turn a pydantic error into plain sentences naming each field and its value.
 
     Example: ``silence_duration_ms = 20: Input should be greater than or equal to 100``.
+    A value refused for carrying a secret (a key in a URL) is named, never repeated.
     """
     lines = []
     for item in error.errors(include_url=False):
         where = ".".join(str(part) for part in item["loc"]) or "settings"
         value = item.get("input")
         message = item["msg"]
-        if isinstance(value, dict):
+        if isinstance(value, dict) or item["type"] == SECRET_IN_VALUE:
             lines.append(f"{where}: {message}")
         else:
-            lines.append(f"{where} = {value!r}: {message}")
+            lines.append(f"{where} = {_shortened(repr(value))}: {message}")
     return "; ".join(lines)
+
+
+def _shortened(text: str, limit: int = 120) -> str:
+    """A value as a notice can show it: a hand-edited file may hold a huge one."""
+    return text if len(text) <= limit else f"{text[: limit - 1]}…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,27 +85,49 @@ class SettingsStore:
         self.path = path
 
     def load(self) -> LoadResult:
-        """Read the settings; never raises for a bad file (see the module docstring)."""
+        """Read the settings; never raises for a bad file (see the module docstring).
+
+        Whatever is in the file (not UTF-8, too big, nested too deep for the parser, a number
+        too long to convert, a value of the wrong type), it is set aside and the defaults
+        are used, with a notice; only a file that cannot be read at all is left in place.
+        """
         try:
-            raw = self.path.read_text(encoding="utf-8")
+            with self.path.open("rb") as handle:
+                raw = handle.read(MAX_SETTINGS_BYTES + 1)
         except FileNotFoundError:
             return LoadResult(Settings())
         except OSError as exc:
             note = f"Could not read the settings file {self.path} ({exc.strerror}); using defaults."
             _log.warning("%s", note)
             return LoadResult(Settings(), notices=(note,))
+        if len(raw) > MAX_SETTINGS_BYTES:
+            return self._set_aside(f"it is larger than {MAX_SETTINGS_BYTES // 1024} KiB")
 
         try:
-            data = json.loads(raw)
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            return self._set_aside(f"it is not UTF-8 text (byte {exc.start} cannot be read)")
+        try:
+            data = json.loads(text)
         except json.JSONDecodeError as exc:
+            return self._set_aside(f"it is not valid JSON ({exc})")
+        except RecursionError:
+            return self._set_aside("it is not valid JSON (nested too deeply to read)")
+        except ValueError as exc:  # e.g. an integer longer than Python converts
             return self._set_aside(f"it is not valid JSON ({exc})")
         if not isinstance(data, dict):
             return self._set_aside(f"expected a JSON object, found {type(data).__name__}")
 
         try:
             settings = Settings.model_validate(migrate(data))
+            # Written back as it was read (unknown keys are kept): it must survive that too.
+            json.dumps(settings.model_dump(mode="json"))
         except ValidationError as exc:
             return self._set_aside(f"a value is not valid: {describe_validation_error(exc)}")
+        except (RecursionError, ValueError, TypeError) as exc:
+            return self._set_aside(
+                f"a value cannot be used ({_shortened(str(exc) or type(exc).__name__)})"
+            )
         return LoadResult(settings)
 
     def save(self, settings: Settings) -> None:
