@@ -13,12 +13,23 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import os
 import re
 import sys
+import threading
 from pathlib import Path
-from typing import Final, TextIO
+from types import TracebackType
+from typing import Any, Final, TextIO
 
-__all__ = ["REDACTED", "RedactingFilter", "configure_logging"]
+__all__ = [
+    "REDACTED",
+    "RedactingFilter",
+    "RedactingFormatter",
+    "configure_logging",
+    "install_exception_hooks",
+]
+
+_log = logging.getLogger(__name__)
 
 REDACTED: Final = "[REDACTED]"
 
@@ -27,6 +38,8 @@ _KEY_SHAPES: Final = (
     re.compile(r"(?i)(x-goog-api-key[\"']?\s*[:=]\s*[\"']?)([^\s\"',;}]+)"),
     re.compile(r"(?i)([?&]key=)([^&\s\"']+)"),
     re.compile(r"(?i)(api[_-]?key[\"']?\s*[:=]\s*[\"']?)([^\s\"',;}]{8,})"),
+    # A URL's user:password@ (a gateway's credentials given on the command line).
+    re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://)([^/\s@:]*:[^/\s@]*)(?=@)"),
 )
 
 
@@ -55,7 +68,10 @@ class RedactingFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         """Rewrite the record's message (and its exception text) without secrets."""
-        message = record.getMessage()
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a bad format string is the handler's to report
+            return True
         redacted = self.redact(message)
         if redacted != message:
             record.msg = redacted
@@ -64,7 +80,57 @@ class RedactingFilter(logging.Filter):
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
             record.exc_text = self.redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self.redact(record.stack_info)
         return True
+
+
+class RedactingFormatter(logging.Formatter):
+    """A formatter whose output has every secret of ``redactor`` taken out.
+
+    The last line of defence for the app's own handlers: whatever the record carries (a
+    field set after it was made, an ``extra`` value in the format), the text written is
+    redacted.
+    """
+
+    def __init__(self, fmt: str, redactor: RedactingFilter) -> None:
+        super().__init__(fmt)
+        self._redactor = redactor
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The formatted record, redacted."""
+        return self._redactor.redact(super().format(record))
+
+
+class _RedactingRecordFactory:
+    """The log record factory, with each new record redacted before any handler sees it."""
+
+    def __init__(self, wrapped: Any, redactor: RedactingFilter) -> None:
+        self.wrapped = wrapped
+        self.redactor = redactor
+
+    def __call__(self, *args: Any, **kwargs: Any) -> logging.LogRecord:
+        record: logging.LogRecord = self.wrapped(*args, **kwargs)
+        self.redactor.filter(record)
+        return record
+
+
+def _install_record_redaction(redactor: RedactingFilter) -> None:
+    """Redact every record as it is made (once: a second call replaces the redactor)."""
+    current = logging.getLogRecordFactory()
+    if isinstance(current, _RedactingRecordFactory):
+        current = current.wrapped
+    logging.setLogRecordFactory(_RedactingRecordFactory(current, redactor))
+
+
+class _PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """A rotating log file readable by its owner only (``0600``), rotated files too."""
+
+    def _open(self) -> Any:
+        stream = super()._open()
+        if os.name == "posix":
+            os.fchmod(stream.fileno(), 0o600)
+        return stream
 
 
 def configure_logging(
@@ -82,6 +148,9 @@ def configure_logging(
         stream: where console output goes (default ``sys.stderr``).
         redactor: an existing filter to reuse; a new one is made otherwise.
 
+    Every record is redacted as it is made (the record factory), whichever handler gets
+    it, and uncaught exceptions are logged (:func:`install_exception_hooks`).
+
     Returns:
         The redacting filter, so the app can register the key once it is known.
     """
@@ -92,7 +161,8 @@ def configure_logging(
             root.removeHandler(handler)
             handler.close()
     root.setLevel(logging.DEBUG)
-    fmt = logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s")
+    _install_record_redaction(redactor)
+    fmt = RedactingFormatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s", redactor)
 
     console = logging.StreamHandler(stream or sys.stderr)
     console.setLevel(level if isinstance(level, int) else level.upper())
@@ -103,7 +173,7 @@ def configure_logging(
 
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
-        file_handler = logging.handlers.RotatingFileHandler(
+        file_handler = _PrivateRotatingFileHandler(
             log_file, maxBytes=1_000_000, backupCount=5, encoding="utf-8"
         )
         file_handler.setLevel(logging.DEBUG)
@@ -115,4 +185,37 @@ def configure_logging(
     # Third-party chatter stays out of the console unless asked for.
     for noisy in ("websockets", "httpx", "httpcore", "google_genai", "asyncio"):
         logging.getLogger(noisy).setLevel(max(logging.INFO, root.level))
+    install_exception_hooks()
     return redactor
+
+
+def install_exception_hooks() -> None:
+    """Log what would otherwise print a bare traceback to stderr, past the redactor.
+
+    An uncaught exception in the main thread or in a Qt slot (PySide calls
+    ``sys.excepthook`` for those), in another thread, or one Python cannot raise (in a
+    ``__del__``, say) goes to the log as CRITICAL or ERROR, redacted like every record.
+    """
+    sys.excepthook = _log_uncaught
+    threading.excepthook = _log_uncaught_in_thread
+    sys.unraisablehook = _log_unraisable
+
+
+def _log_uncaught(
+    exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None
+) -> None:
+    _log.critical("uncaught exception", exc_info=(exc_type, exc, tb))
+
+
+def _log_uncaught_in_thread(args: threading.ExceptHookArgs) -> None:
+    if args.exc_type is SystemExit:
+        return  # how a thread ends on purpose, as the default hook treats it
+    name = args.thread.name if args.thread is not None else "unknown"
+    exc_info = (args.exc_type, args.exc_value or args.exc_type(), args.exc_traceback)
+    _log.error("uncaught exception in thread %s", name, exc_info=exc_info)
+
+
+def _log_unraisable(args: Any) -> None:
+    what = args.err_msg or "Exception ignored in"
+    exc_info = (args.exc_type, args.exc_value or args.exc_type(), args.exc_traceback)
+    _log.error("%s: %r", what, args.object, exc_info=exc_info)
