@@ -35,6 +35,7 @@ from websockets.exceptions import ConnectionClosed
 from sammy_desktop.sim.actions import Action, TranscriptEntry, TurnContext
 from sammy_desktop.sim.client_input import REALTIME_INPUT, ignored_input, record_of
 from sammy_desktop.sim.clock import Clock, RealClock
+from sammy_desktop.sim.history import HISTORY_NOT_CLOSED, ContentVerdict, InitialHistory
 from sammy_desktop.sim.outbound import (
     INTERNAL_ERROR_REASON,
     Outbound,
@@ -174,6 +175,7 @@ class SimulatedConnection:
         self._turn_task: asyncio.Task[None] | None = None
         self._side_tasks: set[asyncio.Task[None]] = set()
         self._user_audio = UserAudio(state.scenario.vad)
+        self._history = InitialHistory(setup, self.profile)
         self._closing = False
 
     # ------------------------------------------------------------ lifecycle
@@ -306,10 +308,17 @@ class SimulatedConnection:
 
     async def _handle_message(self, message: ClientMessage) -> None:
         aad = self.setup.automatic_activity_detection
+        if isinstance(message, ClientContent) and await self._take_history(message):
+            return
         if isinstance(message, REALTIME_INPUT) and await self._gate_realtime_input(message):
             return
         kind, data, audio = record_of(message)
         self._record(kind, data, audio)
+        if isinstance(message, REALTIME_INPUT) and self._history.holds_realtime_input():
+            # S7: "After `turn_complete` is `true`, the client can start the realtime
+            # conversation via `realtime_input`."
+            self._ignore(str(kind), HISTORY_NOT_CLOSED)
+            return
         ignored = ignored_input(message, self.profile, automatic_activity_detection=aad)
         if ignored is not None:
             self._ignore(*ignored)
@@ -346,6 +355,30 @@ class SimulatedConnection:
         if cancelled:
             await self._output.tool_call_cancellation(cancelled)
         return False
+
+    async def _take_history(self, message: ClientContent) -> bool:
+        """Apply S7 to a client_content; True when it was history or refused (stop here)."""
+        verdict = self._history.judge(message)
+        if verdict is ContentVerdict.TURN:
+            return False
+        if verdict is ContentVerdict.REFUSED:
+            kind, data, _ = record_of(message)
+            self._record(kind, data)
+            # S7: 3.1 closes on model turns outside declared history, 2.5 on a seed that
+            # does not end with the person's turn.
+            await self._refuse(CloseCode.INVALID_ARGUMENT, INVALID_ARGUMENT_REASON)
+            return True
+        turns = [{"role": role, "text": text} for role, text in message.entries]
+        self._record(
+            Received.HISTORY,
+            {
+                "turns": turns,
+                "turn_complete": message.turn_complete,
+                "declared": self._history.declared,
+            },
+        )
+        self.state.transcript.extend(TranscriptEntry(role, text) for role, text in message.entries)
+        return True
 
     def _on_client_content(self, message: ClientContent) -> None:
         state = self.state

@@ -204,6 +204,13 @@ class ServiceProfile:
     context_update: Literal["refused", "ignored", "applied"] = "applied"
     # R9: resumption updates say resumable=false (no handle) while a tool call is pending.
     resumable_only_when_idle: bool = False
+    # S7: historyConfig.initialHistoryInClientContent: "honoured" makes the client_content
+    # before the first turn_complete history (no model call, realtime input ignored until
+    # turn_complete closes it); "ignored" accepts the field and changes nothing.
+    history_config: Literal["honoured", "ignored"] = "ignored"
+    # S7: client_content with a `model` turn: "accepted"; "history_config" only as declared
+    # history, else 1007; "ends_with_user" only when its last turn is the person's, else 1007.
+    client_content_model_turns: Literal["accepted", "history_config", "ends_with_user"] = "accepted"
     # Model list entry (C6).
     input_token_limit: int = 131_072
     output_token_limit: int = 65_536
@@ -261,6 +268,8 @@ GEMINI_38_LIVE: Final = ServiceProfile(
     nonblocking_supported=True,
     scheduling_supported=True,
     realtime_input_during_tool_call="cancel",  # T7: new input cancels a BLOCKING call
+    history_config="honoured",  # S7: HistoryConfig's field doc (no 3.8 report either way)
+    client_content_model_turns="accepted",  # S7: "explicit roles (user or model)" (3.8 page)
     refused_setup_fields=(  # M3
         SetupRule(("generation_config", "thinking_config"), why="thinking_level not supported"),
         SetupRule(("thinking_config",), why="thinking_level not supported"),
@@ -287,6 +296,8 @@ GEMINI_31_FLASH_LIVE: Final = ServiceProfile(
     nonblocking_supported=False,  # T4: `behavior` is accepted and ignored
     scheduling_supported=False,
     realtime_input_during_tool_call="close_1008",  # T7
+    history_config="honoured",  # S7: the field doc; livekit-js#2162, strands#3424
+    client_content_model_turns="history_config",  # S7: 1007 (livekit#5251, voiceclaw#248)
     unanswered_setup_fields=(  # M3: "the server never sends setupComplete"
         SetupRule(
             ("generation_config", "enable_affective_dialog"), why="affective dialog unsupported"
@@ -312,6 +323,9 @@ GEMINI_25_FLASH_NATIVE_AUDIO: Final = ServiceProfile(
     nonblocking_supported=True,
     scheduling_supported=True,
     realtime_input_during_tool_call="accepted",  # T7: no report on 2.5
+    history_config="ignored",  # S7: a seed with turn_complete=True is answered (pipecat)
+    client_content_model_turns="ends_with_user",  # S7: "requires the seed's final turn to
+    # be a user turn" (pipecat gemini_live/llm.py)
     version="12-2025",
     description="Gemini 2.5 Flash Native Audio (simulated).",
     **_STRICT_COMMON,

@@ -33,6 +33,7 @@ class Received(StrEnum):
     AUDIO_STREAM_END = "audio_stream_end"
     TEXT = "text"  # realtimeInput.text
     CLIENT_CONTENT = "client_content"
+    HISTORY = "history"  # client_content the service keeps as earlier turns only (S7)
     TOOL_RESPONSE = "tool_response"
     CONTEXT_UPDATE = "context_update"
     REFUSED = "refused"  # the simulator closed the connection because of the client

@@ -105,6 +105,9 @@ class Setup:
         declarations: Every function declaration, in order.
         response_modalities: ``generationConfig.responseModalities`` as sent.
         code_execution: True when a ``codeExecution`` tool is declared.
+        initial_history_in_client_content: ``historyConfig.initialHistoryInClientContent``:
+            the client_content before the first ``turn_complete`` is history
+            (docs/live-service.md S7).
     """
 
     raw: Mapping[str, Any]
@@ -118,6 +121,7 @@ class Setup:
     declarations: tuple[FunctionDeclarationInfo, ...] = ()
     response_modalities: tuple[str, ...] = ()
     code_execution: bool = False
+    initial_history_in_client_content: bool = False
 
     def declaration(self, name: str) -> FunctionDeclarationInfo | None:
         """The declaration of function ``name``, if the setup has one."""
@@ -165,11 +169,25 @@ class RealtimeText:
 
 @dataclass(frozen=True, slots=True)
 class ClientContent:
-    """Turn-based content; ``text`` joins every text part of every turn."""
+    """Turn-based content; ``text`` joins every text part of every turn.
+
+    Attributes:
+        turns: The turns exactly as received.
+        turn_complete: Whether the client asks for an answer now.
+        text: Every text part of every turn, joined.
+        entries: Each turn's role (``"user"`` when the turn names none) and its text parts
+            joined, in order.
+    """
 
     turns: tuple[Mapping[str, Any], ...]
     turn_complete: bool
     text: str
+    entries: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def has_model_turn(self) -> bool:
+        """Whether a turn speaks as the model (earlier answers, not the person's words)."""
+        return any(role == "model" for role, _ in self.entries)
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,6 +352,11 @@ def parse_setup_frame(frame: str | bytes) -> Setup:
     tools = _get(setup, "tools")
     modalities = _get(generation, "response_modalities") or ()
     declarations = _declarations(tools)
+    history = _get(setup, "history_config")
+    # The SDK passes historyConfig's inner key through unconverted (snake_case).
+    history_declared = isinstance(history, Mapping) and bool(
+        _get(history, "initial_history_in_client_content")
+    )
     return Setup(
         raw=setup,
         model=model,
@@ -346,6 +369,7 @@ def parse_setup_frame(frame: str | bytes) -> Setup:
         declarations=declarations,
         response_modalities=tuple(str(m).upper() for m in modalities if isinstance(m, str)),
         code_execution=_has_tool(tools, "code_execution"),
+        initial_history_in_client_content=history_declared,
     )
 
 
@@ -401,14 +425,22 @@ def _parse_client_content(body: Mapping[str, Any]) -> ClientContent:
     if not isinstance(turns, list):
         raise ProtocolError("clientContent.turns must be a list")
     texts: list[str] = []
+    entries: list[tuple[str, str]] = []
     for turn in turns:
-        for part in _object(turn, "clientContent.turns[]").get("parts") or ():
-            if isinstance(part, Mapping) and isinstance(part.get("text"), str):
-                texts.append(part["text"])
+        content = _object(turn, "clientContent.turns[]")
+        role = content.get("role")
+        turn_texts = [
+            part["text"]
+            for part in content.get("parts") or ()
+            if isinstance(part, Mapping) and isinstance(part.get("text"), str)
+        ]
+        texts.extend(turn_texts)
+        entries.append((role if isinstance(role, str) and role else "user", "".join(turn_texts)))
     return ClientContent(
         turns=tuple(turns),
         turn_complete=bool(_get(body, "turn_complete")),
         text="".join(texts),
+        entries=tuple(entries),
     )
 
 

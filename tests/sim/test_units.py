@@ -36,6 +36,7 @@ from sammy_desktop.sim.session import split_text
 from sammy_desktop.sim.wire import (
     ActivityEnd,
     AudioStreamEnd,
+    ClientContent,
     ContextUpdate,
     ProtocolError,
     RealtimeAudio,
@@ -75,6 +76,38 @@ def test_setup_parsing_reads_both_spellings() -> None:
     assert not setup.automatic_activity_detection
     assert not setup.input_transcription
     assert setup.output_transcription
+
+
+def test_setup_parsing_reads_the_history_declaration_in_both_spellings() -> None:
+    def parse(history: object) -> bool:
+        frame = json.dumps({"setup": {"model": "m", "historyConfig": history}})
+        return parse_setup_frame(frame).initial_history_in_client_content
+
+    # The SDK copies history_config unconverted: its inner key stays snake_case (S7).
+    assert parse({"initial_history_in_client_content": True})
+    assert parse({"initialHistoryInClientContent": True})
+    assert not parse({"initial_history_in_client_content": False})
+    assert not parse_setup_frame('{"setup": {"model": "m"}}').initial_history_in_client_content
+
+
+def test_client_content_keeps_each_turns_role_and_text() -> None:
+    frame = json.dumps(
+        {
+            "client_content": {
+                "turns": [
+                    {"role": "user", "parts": [{"text": "hi"}]},
+                    {"role": "model", "parts": [{"text": "Hel"}, {"text": "lo."}]},
+                    {"parts": [{"text": "no role"}]},
+                ],
+                "turnComplete": False,
+            }
+        }
+    )
+    [content] = parse_client_frame(frame)
+    assert isinstance(content, ClientContent)
+    assert content.entries == (("user", "hi"), ("model", "Hello."), ("user", "no role"))
+    assert content.has_model_turn
+    assert not content.turn_complete
 
 
 @pytest.mark.parametrize(
