@@ -3,8 +3,9 @@
 :class:`DesktopApp` is the second half of the composition root (``app.py`` has the process
 side: flags, logging, the Qt application and the event loop). It builds, in order: the
 event bus, the theme and the Qt bridge, the shared settings, the audio engine, the timer
-service, the tool manager with the desktop tool pack, the backend (the Live API or the
-offline demo), the agent core, and the windows; it wires their events to each other; and it
+service, the history (after deleting what is older than the person keeps it), the tool
+manager with the desktop tool pack, the backend (the Live API or the offline demo), the
+agent core, and the windows; it wires their events to each other; and it
 shuts them down in the reverse order, each with a time limit.
 """
 
@@ -16,11 +17,13 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from sammy_desktop import __version__
 from sammy_desktop.backend import Backend
 from sammy_desktop.config import Settings
+from sammy_desktop.config.private_data import prune_expired
 from sammy_desktop.core import AgentCore, ConversationHistory
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools import ToolManager, ToolServices
@@ -94,6 +97,8 @@ class DesktopApp:
         self.notifier = ui.QtDesktopNotifier(self._settings, self.earcons.play, app)
         self.timers = TimerService(self.bus, self.notifier)
 
+        # What outlived the person's retention goes before anything new is written.
+        prune_expired(paths, context.settings.history_retention.days, datetime.now(UTC))
         self.history = ConversationHistory(paths.history_dir)
         services = ToolServices(
             paths=paths,
@@ -189,6 +194,7 @@ class DesktopApp:
             bridge=self.bridge,
             on_test_tone=lambda: self.earcons.play("test_tone"),
             on_key_changed=self._on_key_changed,
+            paths=paths,
             about=ui.AboutInfo(
                 __version__,
                 paths.log_dir,

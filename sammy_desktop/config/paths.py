@@ -4,6 +4,9 @@ By default the platform's own folders (platformdirs): settings in the config dir
 conversation history, notes and escalation records in the data dir, logs in the log dir.
 ``--config-dir DIR`` (a profile folder, for tests and for people who keep several) puts all
 of them under DIR instead: ``DIR/settings.json``, ``DIR/data/``, ``DIR/logs/``.
+
+The folders are the person's alone: :meth:`AppPaths.ensure` makes them ``0700`` on POSIX
+systems (see :mod:`~sammy_desktop.config.private_data`).
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
+
+from sammy_desktop.config.private_data import make_private_dir
 
 __all__ = ["APP_NAME", "AppPaths"]
 
@@ -67,6 +72,23 @@ class AppPaths:
         return self.log_dir / "sammy-desktop.log"
 
     def ensure(self) -> None:
-        """Create the folders if they are missing."""
-        for folder in (self.config_dir, self.data_dir, self.log_dir):
-            folder.mkdir(parents=True, exist_ok=True)
+        """Create the folders if they are missing, readable by their owner only.
+
+        The data and log folders and the ones under them are the app's own and are made
+        ``0700`` even when they exist. The config folder is created ``0700`` but an existing
+        one keeps its permissions: with ``--config-dir`` it is a folder the person chose
+        (the settings file in it is ``0600`` anyway).
+
+        Raises:
+            OSError: a folder cannot be created.
+        """
+        if not self.config_dir.is_dir():
+            make_private_dir(self.config_dir)
+        for folder in (
+            self.data_dir,
+            self.history_dir,
+            self.notes_dir,
+            self.escalations_dir,
+            self.log_dir,
+        ):
+            make_private_dir(folder)

@@ -176,7 +176,7 @@ class AgentCore:
         self._announcer = Announcer(
             bus, may_deliver=self._may_announce, send=self._conversation.send_notice
         )
-        self._recorder = HistoryRecorder(bus, history)
+        self._recorder = HistoryRecorder(bus, history, tools=tools.get)
         self._ending = SessionEnding(
             bus,
             self._state,

@@ -5,7 +5,8 @@ final transcript line, tool calls and their results, reconnections, missing answ
 statistics and the session end. Records are appended by a background writer task (a thread
 does the file I/O, so the event loop never waits on the disk) within moments of happening,
 so a crash loses at most the last few milliseconds. :func:`read_history` reads a file back,
-tolerating a last line cut short by a crash.
+tolerating a last line cut short by a crash. The folder is ``0700`` and each file ``0600``
+(on POSIX; see :mod:`~sammy_desktop.config.private_data`): they hold what the person said.
 
 The same object keeps the transcript in memory for the tools that need it (``endSession``
 saves it, ``escalate`` attaches it): :meth:`ConversationHistory.transcript`.
@@ -23,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from sammy_desktop.config.private_data import make_private_dir, open_private
 from sammy_desktop.core.events import Speaker
 from sammy_desktop.tools.context import TranscriptLine
 
@@ -87,7 +89,7 @@ class ConversationHistory:
         self._partial = {}
         self._failed = False
         try:
-            await asyncio.to_thread(self._dir.mkdir, parents=True, exist_ok=True)
+            await asyncio.to_thread(make_private_dir, self._dir)
         except OSError:
             # No history is better than no conversation: keep going, say it in the log.
             self._failed = True
@@ -161,7 +163,7 @@ class ConversationHistory:
 
 
 def _append_lines(path: Path, lines: list[str]) -> None:
-    with path.open("a", encoding="utf-8") as handle:
+    with open_private(path, "a") as handle:
         handle.write("".join(f"{line}\n" for line in lines))
 
 

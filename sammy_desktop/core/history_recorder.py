@@ -8,13 +8,17 @@ tool pack's own facts arrive as :class:`~sammy_desktop.tools.events.HistoryEvent
 how they are recorded; the core knows no pack. Nothing is recorded while no session is
 open. The session's opening and closing are the recorder's too, so the file starts and ends
 with them.
+
+A tool's arguments and answers are recorded as its definition allows
+(:meth:`~sammy_desktop.tools.definition.ToolDefinition.recorded_output`): readClipboard's
+answer is kept as the text's length, never the text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sammy_desktop.core.events import (
     END_SESSION_DEFAULT_REASON,
@@ -44,6 +48,11 @@ from sammy_desktop.core.history import ConversationHistory
 from sammy_desktop.eventbus import Event, EventBus
 from sammy_desktop.tools.events import EndSessionRequested, HistoryEvent
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from sammy_desktop.tools.definition import ToolDefinition
+
 __all__ = ["HistoryRecorder"]
 
 
@@ -53,10 +62,20 @@ class HistoryRecorder:
     Args:
         bus: where the events come from.
         history: the file writer (and the in-memory transcript the tools read).
+        tools: looks a tool up by name (``ToolManager.get``, raising LookupError for an
+            unknown one), for what the history may keep of its calls; without it
+            everything is kept as sent.
     """
 
-    def __init__(self, bus: EventBus, history: ConversationHistory) -> None:
+    def __init__(
+        self,
+        bus: EventBus,
+        history: ConversationHistory,
+        *,
+        tools: Callable[[str], ToolDefinition[Any, Any]] | None = None,
+    ) -> None:
         self._history = history
+        self._tools = tools
         self._handlers: dict[type[Event], Callable[[Any], None]] = {
             SessionStarted: self._session_started,
             TranscriptUpdated: self._transcript,
@@ -127,20 +146,39 @@ class HistoryRecorder:
 
     def _tool_calls(self, event: ToolCallsReceived) -> None:
         for call_id, name, arguments in event.calls:
+            definition = self._definition(name)
+            args = (
+                dict(arguments) if definition is None else definition.recorded_arguments(arguments)
+            )
             self._history.record(
-                "tool_call", turn_id=event.turn_id, id=call_id, name=name, args=dict(arguments)
+                "tool_call", turn_id=event.turn_id, id=call_id, name=name, args=args
             )
             self._history.add_tool_line(f"{name} called")
 
     def _tool_answers(self, event: ToolAnswersSent) -> None:
         for answer in event.answers:
+            definition = self._definition(answer.name)
             self._history.record(
                 "tool_result",
                 id=answer.call_id,
                 name=answer.name,
-                response=dict(answer.response),
+                response=self._recorded_output(definition, answer.response),
                 will_continue=answer.will_continue,
             )
+
+    def _definition(self, name: str) -> ToolDefinition[Any, Any] | None:
+        if self._tools is None:
+            return None
+        try:
+            return self._tools(name)
+        except LookupError:
+            return None  # an unknown tool: its answer is the runner's refusal
+
+    @staticmethod
+    def _recorded_output(
+        definition: ToolDefinition[Any, Any] | None, response: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        return dict(response) if definition is None else definition.recorded_output(response)
 
     def _tool_answers_dropped(self, event: ToolAnswersDropped) -> None:
         self._history.record("tool_result_dropped", ids=list(event.ids), reason=event.reason)

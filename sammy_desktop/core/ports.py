@@ -9,10 +9,13 @@ The core never imports the audio layer: the app hands it an object that satisfie
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 from sammy_desktop.live_sdk import genai, types
 from sammy_desktop.tools.calls import Respond, ToolCallLedger
+
+if TYPE_CHECKING:
+    from sammy_desktop.tools.definition import ToolDefinition
 
 __all__ = ["AudioSink", "ClientFactory", "Respond", "ToolRunner", "TurnAwareSink"]
 
@@ -62,6 +65,13 @@ class ToolRunner(Protocol):
 
     def set_enabled(self, name: str, on: bool) -> None:
         """Switch one tool on or off."""
+
+    def get(self, name: str) -> ToolDefinition[Any, Any]:
+        """The tool called ``name`` (what the history may record of its calls).
+
+        Raises:
+            LookupError: no such tool.
+        """
 
 
 ClientFactory: TypeAlias = "Callable[[], genai.Client]"

@@ -10,18 +10,25 @@ tool2agent's lifecycle hooks map as follows. ``on_input_available`` runs with th
 input before the handler. ``to_model_output`` decides what the model is told, apart from what
 the UI shows. The Live API delivers a call's arguments whole, in one message, so tool2agent's
 ``onInputStart`` and ``onInputDelta`` would never fire here and are deliberately absent.
+
+What the conversation history keeps of a call is the definition's to say too: a tool whose
+arguments or answers may hold private text (the clipboard's, often a password) declares
+``private_arguments`` / ``private_output``, and the history records what they leave
+(:func:`withhold` keeps only the length of the named fields). The model still gets the
+whole answer; only what is written to disk changes.
 """
 
 from __future__ import annotations
 
 import inspect
+import logging
 import re
 import types as pytypes
 import typing
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Generic, Protocol, TypeAlias, TypeVar, overload
+from typing import Any, Final, Generic, Protocol, TypeAlias, TypeVar, overload
 
 from pydantic import BaseModel
 
@@ -36,10 +43,12 @@ if typing.TYPE_CHECKING:
 
 __all__ = [
     "CallHandler",
+    "PrivateView",
     "StreamHandler",
     "ToolDefinition",
     "ToolDefinitionError",
     "tool",
+    "withhold",
 ]
 
 InT = TypeVar("InT", bound=BaseModel)
@@ -51,8 +60,41 @@ CallHandler: TypeAlias = Callable[[InT, ToolContext], Awaitable[OutT | ToolResul
 StreamHandler: TypeAlias = Callable[[InT, ToolContext], AsyncIterator[OutT | ToolResult[OutT]]]
 """A progress-reporting handler (an async generator): several answers, the last one final."""
 
+_log = logging.getLogger(__name__)
+
 # The Live API's rule for function names (FunctionDeclaration.name).
 _NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]{0,127}")
+
+PrivateView: TypeAlias = Callable[[Mapping[str, Any]], Mapping[str, Any]]
+"""What the history may keep of a call's arguments or answer, given them (see :func:`withhold`)."""
+
+_NOTHING_RECORDED: Final[Mapping[str, Any]] = {"withheld": "not recorded (private)"}
+
+
+def withhold(*fields: str) -> PrivateView:
+    """A :data:`PrivateView` that keeps only the length of the string ``fields``.
+
+    Every string under one of those keys, at any depth, becomes ``{"withheld_chars": N}``;
+    everything else is kept. ``withhold("text")`` records readClipboard's answer without
+    the clipboard's text.
+    """
+    names = frozenset(fields)
+
+    def view(value: Mapping[str, Any]) -> Mapping[str, Any]:
+        return {key: _withheld(key in names, item, names) for key, item in value.items()}
+
+    return view
+
+
+def _withheld(private: bool, value: Any, names: frozenset[str]) -> Any:
+    if private and isinstance(value, str):
+        return {"withheld_chars": len(value)}
+    if isinstance(value, Mapping):
+        return {key: _withheld(key in names, item, names) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_withheld(private, item, names) for item in value]
+    return value
+
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_CONFIRMATION_TIMEOUT_S = 60.0
@@ -92,6 +134,10 @@ class ToolDefinition(Generic[InT, OutT]):
         on_input_available: called with the validated input before the handler.
         to_model_output: maps a result to the ``response`` object the model gets; by default
             :meth:`ToolResult.to_model_payload`.
+        private_arguments: what the conversation history keeps of the call's arguments
+            (:meth:`recorded_arguments`); None keeps them whole.
+        private_output: what it keeps of each ``response`` the model got
+            (:meth:`recorded_output`); None keeps it whole.
     """
 
     name: str
@@ -111,6 +157,8 @@ class ToolDefinition(Generic[InT, OutT]):
     enabled_by_default: bool = True
     on_input_available: Callable[[InT, ToolContext], Awaitable[None]] | None = None
     to_model_output: Callable[[ToolResult[OutT]], Mapping[str, Any]] | None = None
+    private_arguments: PrivateView | None = None
+    private_output: PrivateView | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME_PATTERN.fullmatch(self.name):
@@ -165,6 +213,14 @@ class ToolDefinition(Generic[InT, OutT]):
         """
         return self.live_conversion.to_schema()
 
+    def recorded_arguments(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """What the history writes of a call's ``arguments`` (see ``private_arguments``)."""
+        return _recorded(self.private_arguments, arguments, self.name)
+
+    def recorded_output(self, response: Mapping[str, Any]) -> dict[str, Any]:
+        """What the history writes of an answer's ``response`` (see ``private_output``)."""
+        return _recorded(self.private_output, response, self.name)
+
     @property
     def asks_first(self) -> bool:
         """Whether the person is asked before the tool acts (by the manager or the handler)."""
@@ -180,6 +236,16 @@ class ToolDefinition(Generic[InT, OutT]):
         if self.confirmation_prompt is not None:
             return self.confirmation_prompt(arguments)
         return f"The assistant wants to use the tool {self.name!r}. Allow it?"
+
+
+def _recorded(view: PrivateView | None, value: Mapping[str, Any], tool_name: str) -> dict[str, Any]:
+    if view is None:
+        return dict(value)
+    try:
+        return dict(view(value))
+    except Exception:  # noqa: BLE001 - a broken view must keep the secret, not crash the log
+        _log.warning("tool %r: its private view failed; nothing of it recorded", tool_name)
+        return dict(_NOTHING_RECORDED)
 
 
 class _ToolDecorator(Protocol):
@@ -212,6 +278,8 @@ def tool(
     enabled_by_default: bool = True,
     on_input_available: Callable[[Any, ToolContext], Awaitable[None]] | None = None,
     to_model_output: Callable[[ToolResult[Any]], Mapping[str, Any]] | None = None,
+    private_arguments: PrivateView | None = None,
+    private_output: PrivateView | None = None,
     input_model: type[BaseModel] | None = None,
     output_model: type[BaseModel] | None = None,
 ) -> _ToolDecorator:
@@ -262,6 +330,8 @@ def tool(
             enabled_by_default=enabled_by_default,
             on_input_available=on_input_available,
             to_model_output=to_model_output,
+            private_arguments=private_arguments,
+            private_output=private_output,
         )
 
     return typing.cast("_ToolDecorator", build)

@@ -7,6 +7,8 @@ support channel configured in the settings (an https: page or a mailto: address,
 the UI's :class:`~sammy_desktop.tools.context.UrlOpener`), emits
 :class:`~sammy_desktop.tools.events.EscalationRaised`, and tells the model the record id and
 what to say to the person. It is BLOCKING: the model waits so it does not talk over it.
+Records are readable by the person only (``0600``) and are kept as long as the history
+(``Settings.history_retention``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import asyncio
 import enum
 import json
 import logging
-import os
 import secrets
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -25,6 +26,7 @@ from urllib.parse import quote, urlsplit
 from pydantic import BaseModel, Field
 
 from sammy_desktop import __version__
+from sammy_desktop.config.private_data import write_private_text
 from sammy_desktop.tools.context import ToolContext
 from sammy_desktop.tools.definition import tool
 from sammy_desktop.tools.events import EscalationRaised
@@ -226,13 +228,8 @@ async def _open_channel(
 
 
 def _write_json_atomically(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".json.tmp")
-    with temporary.open("w", encoding="utf-8") as stream:
-        json.dump(data, stream, ensure_ascii=False, indent=2)
-        stream.flush()
-        os.fsync(stream.fileno())
-    temporary.replace(path)
+    # Owner-only (0600 in a 0700 folder): the record holds the whole conversation.
+    write_private_text(path, json.dumps(data, ensure_ascii=False, indent=2))
 
 
 def _opened_since(folder: Path, since: datetime) -> bool:

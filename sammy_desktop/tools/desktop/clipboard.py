@@ -4,7 +4,10 @@ Reading asks the person every time, because a clipboard often holds a password o
 private message; nothing is read before the answer is yes. The tool itself never
 remembers a yes: "Always this session" is the confirmation port's choice (the UI's
 ``QtConfirmationPort`` answers yes without showing the sheet until the session ends).
-Writing does not ask: it only replaces what the person could paste next.
+Writing asks when it would replace something the person copied.
+
+The clipboard's text is never written to the conversation history: both tools declare it
+private (``withhold("text")``), so the history keeps only its length.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from sammy_desktop.tools.context import ToolContext
-from sammy_desktop.tools.definition import ToolDefinition, tool
+from sammy_desktop.tools.definition import ToolDefinition, tool, withhold
 from sammy_desktop.tools.desktop.ports import ClipboardPort
 from sammy_desktop.tools.kinds import ToolBehavior, ToolCategory
 from sammy_desktop.tools.results import ToolErrorKind, ToolResult
@@ -106,6 +109,7 @@ def clipboard_tools(clipboard: ClipboardPort | None) -> list[ToolDefinition[Any,
         behavior=ToolBehavior.BLOCKING,
         timeout_s=_CONFIRMATION_TIMEOUT_S + 15.0,
         confirmation_timeout_s=_CONFIRMATION_TIMEOUT_S,
+        private_output=withhold("text"),
     )
     async def read_clipboard(
         args: ReadClipboardInput, context: ToolContext
@@ -146,6 +150,7 @@ def clipboard_tools(clipboard: ClipboardPort | None) -> list[ToolDefinition[Any,
         behavior=ToolBehavior.BLOCKING,
         timeout_s=_CONFIRMATION_TIMEOUT_S + 15.0,
         confirmation_timeout_s=_CONFIRMATION_TIMEOUT_S,
+        private_arguments=withhold("text"),
     )
     async def write_clipboard(
         args: WriteClipboardInput, context: ToolContext

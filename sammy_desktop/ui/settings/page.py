@@ -35,6 +35,7 @@ _CUSTOM_FIELDS: Final = frozenset(
         "output_device",
         "enabled_tools",
         "privacy",
+        "history_retention",  # under its own title on the Privacy page
     }
 )
 
