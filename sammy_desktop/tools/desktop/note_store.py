@@ -4,20 +4,31 @@ Every operation opens its own short-lived connection on a worker thread
 (``asyncio.to_thread``), so the event loop never waits for the disk and no connection is
 shared between threads. Note rows and their index rows are written in one transaction, so a
 note is never stored without being findable, or the other way round.
+
+The file and its folder are the person's alone (``0600`` and ``0700`` on POSIX). A file that
+is not an SQLite database, or is damaged, does not break the notes for good: it is moved
+aside as ``notes.sqlite3.corrupt-<time>``, a new empty database takes its place, and the
+operation runs on that; a note whose labels are not valid JSON is returned without them.
+Each time, :meth:`NoteStore.notices` says so in a sentence for the person, and the log has a
+warning.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Final, TypeVar
 
 from sammy_desktop.config import AppPaths
+from sammy_desktop.config.private_data import make_private_dir, make_private_file, open_private
 
 __all__ = ["Note", "NoteHit", "NoteStore", "NoteStoreError", "notes_folder", "search_terms"]
 
@@ -38,6 +49,15 @@ _TEXT_WEIGHT = 1.0
 _TAGS_WEIGHT = 2.0
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+
+_log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# SQLite's primary result codes for "this is not a database" and "this one is damaged".
+_BROKEN_FILE_CODES: Final = frozenset({sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT})
+# What SQLite may keep beside the database file; moved aside with it.
+_COMPANION_SUFFIXES: Final = ("-journal", "-wal", "-shm")
 
 
 class NoteStoreError(Exception):
@@ -88,6 +108,7 @@ class NoteStore:
 
     def __init__(self, path: Path) -> None:
         self._path = path
+        self._notices: list[str] = []
 
     @classmethod
     def in_folder(cls, paths: AppPaths) -> NoteStore:
@@ -129,21 +150,81 @@ class NoteStore:
         """How many notes are stored."""
         return await asyncio.to_thread(self._count)
 
+    def notices(self) -> list[str]:
+        """What went wrong but was mended since the last call, in sentences for the person.
+
+        A damaged database set aside, a note's unreadable labels left out. The notes tools
+        put these in their answer; each is said once.
+        """
+        notices, self._notices = self._notices, []
+        return notices
+
     # -- worker-thread side -------------------------------------------------------------
 
-    @contextmanager
-    def _connection(self) -> Iterator[sqlite3.Connection]:
+    def _run(self, operation: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``operation`` in one transaction; a broken file is set aside and it runs again."""
         try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            with closing(sqlite3.connect(self._path, timeout=5.0)) as connection:
-                connection.executescript(_SCHEMA)
-                with connection:  # one transaction, committed on success
-                    yield connection
+            try:
+                with self._connection() as db:
+                    return operation(db)
+            except sqlite3.DatabaseError as error:
+                if not _is_broken_file(error):
+                    raise
+                self._set_aside(error)
+            with self._connection() as db:
+                return operation(db)
         except (sqlite3.Error, OSError) as error:
             raise NoteStoreError(f"the notes database {self._path} failed: {error}") from error
 
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        make_private_dir(self._path.parent)
+        if not self._path.exists():
+            # Created owner-only before SQLite opens it (its journals copy its permissions).
+            open_private(self._path, "a").close()
+        make_private_file(self._path)
+        with closing(sqlite3.connect(self._path, timeout=5.0)) as connection:
+            connection.executescript(_SCHEMA)
+            with connection:  # one transaction, committed on success
+                yield connection
+
+    def _set_aside(self, error: sqlite3.DatabaseError) -> None:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        aside = self._path.with_name(f"{self._path.name}.corrupt-{stamp}")
+        self._path.replace(aside)
+        for suffix in _COMPANION_SUFFIXES:
+            companion = self._path.with_name(self._path.name + suffix)
+            if companion.exists():
+                companion.replace(aside.with_name(aside.name + suffix))
+        _log.warning(
+            "the notes database %s is broken (%s); moved aside as %s", self._path, error, aside
+        )
+        self._notices.append(
+            f"The notes file could not be read ({error}), so it was kept aside as {aside.name} "
+            "in the notes folder and a new, empty notes file was started. The earlier notes "
+            "are not lost, but the assistant cannot see them."
+        )
+
+    def _note(self, row: Sequence[object]) -> Note:
+        note_id, text, tags, created_at = row
+        number = int(str(note_id))
+        try:
+            decoded = json.loads(str(tags))
+        except (ValueError, RecursionError):
+            _log.warning("notes: the labels of note %d are not valid JSON; left out", number)
+            self._notices.append(
+                f"The labels of note {number} could not be read, so it is shown without them."
+            )
+            decoded = []
+        return Note(
+            id=number,
+            text=str(text),
+            tags=tuple(str(tag) for tag in decoded) if isinstance(decoded, list) else (),
+            created_at=str(created_at),
+        )
+
     def _add(self, text: str, tags: tuple[str, ...], created_at: str) -> Note:
-        with self._connection() as db:
+        def insert(db: sqlite3.Connection) -> Note:
             cursor = db.execute(
                 "INSERT INTO notes (text, tags, created_at) VALUES (?, ?, ?)",
                 (text, json.dumps(list(tags)), created_at),
@@ -154,44 +235,46 @@ class NoteStore:
                 "INSERT INTO notes_index (rowid, text, tags) VALUES (?, ?, ?)",
                 (note_id, text, " ".join(tags)),
             )
-        return Note(id=note_id, text=text, tags=tags, created_at=created_at)
+            return Note(id=note_id, text=text, tags=tags, created_at=created_at)
+
+        return self._run(insert)
 
     def _get(self, note_id: int) -> Note | None:
-        with self._connection() as db:
-            row = db.execute(
+        row = self._run(
+            lambda db: db.execute(
                 "SELECT id, text, tags, created_at FROM notes WHERE id = ?", (note_id,)
             ).fetchone()
-        return None if row is None else _note(row)
+        )
+        return None if row is None else self._note(row)
 
     def _search(self, expression: str, limit: int) -> list[NoteHit]:
-        with self._connection() as db:
-            rows = db.execute(
+        rows = self._run(
+            lambda db: db.execute(
                 "SELECT n.id, n.text, n.tags, n.created_at, bm25(notes_index, ?, ?) AS rank "
                 "FROM notes_index JOIN notes AS n ON n.id = notes_index.rowid "
                 "WHERE notes_index MATCH ? ORDER BY rank, n.id DESC LIMIT ?",
                 (_TEXT_WEIGHT, _TAGS_WEIGHT, expression, limit),
             ).fetchall()
+        )
         # bm25() is lower for better matches; relevance reads the other way round.
-        return [NoteHit(note=_note(row[:4]), relevance=round(-float(row[4]), 4)) for row in rows]
+        return [
+            NoteHit(note=self._note(row[:4]), relevance=round(-float(row[4]), 4)) for row in rows
+        ]
 
     def _delete(self, note_id: int) -> bool:
-        with self._connection() as db:
+        def delete(db: sqlite3.Connection) -> bool:
             deleted = db.execute("DELETE FROM notes WHERE id = ?", (note_id,)).rowcount
             db.execute("DELETE FROM notes_index WHERE rowid = ?", (note_id,))
-        return deleted > 0
+            return deleted > 0
+
+        return self._run(delete)
 
     def _count(self) -> int:
-        with self._connection() as db:
-            (count,) = db.execute("SELECT count(*) FROM notes").fetchone()
+        (count,) = self._run(lambda db: db.execute("SELECT count(*) FROM notes").fetchone())
         return int(count)
 
 
-def _note(row: Sequence[object]) -> Note:
-    note_id, text, tags, created_at = row
-    decoded = json.loads(str(tags))
-    return Note(
-        id=int(str(note_id)),
-        text=str(text),
-        tags=tuple(str(tag) for tag in decoded) if isinstance(decoded, list) else (),
-        created_at=str(created_at),
-    )
+def _is_broken_file(error: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite says the file is not a database or is damaged (not busy, not locked)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return isinstance(code, int) and (code & 0xFF) in _BROKEN_FILE_CODES

@@ -4,6 +4,9 @@
 ``<data dir>/notes/notes.sqlite3`` with a full-text index; "where did I put the wifi
 password?" finds it again, ranked by bm25. Deleting asks the person first, quoting the note,
 and checks the id before asking, so nobody is asked about a note that does not exist.
+A damaged notes file or note is mended by the store (see
+:mod:`~sammy_desktop.tools.desktop.note_store`); the answer then says what happened, for
+the model to tell the person, and the tool card shows it.
 """
 
 from __future__ import annotations
@@ -130,6 +133,18 @@ def _store(context: ToolContext) -> NoteStore:
     return NoteStore.in_folder(context.services.paths)
 
 
+def _mended(store: NoteStore, display: str | None) -> dict[str, Any]:
+    """The feedback, instructions and display that tell what the store had to mend."""
+    notices = store.notices()
+    if not notices:
+        return {"display": display}
+    return {
+        "feedback": notices,
+        "instructions": ["Tell the person, in a sentence, what happened to their notes file."],
+        "display": "\n".join([*([display] if display else []), *notices]),
+    }
+
+
 def _storage_failure(error: NoteStoreError) -> ToolResult[Any]:
     _log.error("notes: %s", error)
     return ToolResult.failure(
@@ -146,11 +161,14 @@ async def add_note(args: AddNoteInput, context: ToolContext) -> NoteOutput | Too
     this computer and can be found later with searchNotes.
     """
     created_at = context.services.clock().isoformat(timespec="seconds")
+    store = _store(context)
     try:
-        note = await _store(context).add(args.text, args.tags, created_at)
+        note = await store.add(args.text, args.tags, created_at)
     except NoteStoreError as error:
         return _storage_failure(error)
-    return ToolResult.success(NoteOutput.of(note), display=f"Noted #{note.id}: {note.text}")
+    return ToolResult.success(
+        NoteOutput.of(note), **_mended(store, f"Noted #{note.id}: {note.text}")
+    )
 
 
 @tool(
@@ -184,7 +202,12 @@ async def search_notes(
         FoundNote(**NoteOutput.of(hit.note).model_dump(), relevance=hit.relevance) for hit in hits
     ]
     feedback = [] if found else [f"No note contains any of the words in {args.query!r}."]
-    return ToolResult.success(SearchNotesOutput(notes=found, total_notes=total), feedback=feedback)
+    mended = _mended(store, None)
+    return ToolResult.success(
+        SearchNotesOutput(notes=found, total_notes=total),
+        feedback=[*feedback, *mended.pop("feedback", [])],
+        **mended,
+    )
 
 
 def _quoted(text: str, limit: int = 120) -> str:
@@ -235,7 +258,7 @@ async def delete_note(
     if not deleted:  # removed by someone else while the person was deciding
         return ToolResult.failure(f"The note {note.id} was already gone.")
     return ToolResult.success(
-        DeleteNoteOutput(deleted=NoteOutput.of(note)), display=f"Deleted note #{note.id}"
+        DeleteNoteOutput(deleted=NoteOutput.of(note)), **_mended(store, f"Deleted note #{note.id}")
     )
 
 
