@@ -334,10 +334,10 @@ class Settings(BaseModel):
     mic_between_turns: MicBetweenTurns = Field(
         MicBetweenTurns.CLOSE,
         title="Microphone between turns",
-        description="Push to talk: close the microphone as soon as your turn is sent, keep "
-        "it ready for 30 s after a turn, or keep it always ready (an instant start, with "
-        "the pre-roll). While it is kept ready, your system's microphone indicator stays on "
-        "and a Bluetooth headset's sound quality drops.",
+        description="Push to talk: close the microphone as soon as your turn is sent (the "
+        "default), keep it ready for 30 s after a turn, or keep it always ready (an instant "
+        "start, with the pre-roll). Kept ready, it keeps your system's microphone indicator "
+        "on.",
         json_schema_extra=_section("Talking"),
     )
     pre_roll_ms: Annotated[int, Field(ge=0, le=2000)] = Field(

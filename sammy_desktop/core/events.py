@@ -25,6 +25,8 @@ __all__ = [
     "AnswerInterrupted",
     "CodeExecuted",
     "ConnectionLost",
+    "ConnectionResting",
+    "ConnectionWaking",
     "ErrorKind",
     "ErrorRaised",
     "GoAwayReceived",
@@ -62,6 +64,8 @@ class AgentState(enum.StrEnum):
     THINKING = "thinking"
     ASSISTANT_SPEAKING = "assistant_speaking"
     RECONNECTING = "reconnecting"
+    RESTING = "resting"
+    """The session goes on without a connection after a quiet stretch; input wakes it."""
     ERROR = "error"
     ENDED = "ended"
 
@@ -84,7 +88,11 @@ _CONNECTED_STATES = frozenset(
         AgentState.ASSISTANT_SPEAKING,
     }
 )
-_RUNNING_STATES = _CONNECTED_STATES | {AgentState.CONNECTING, AgentState.RECONNECTING}
+_RUNNING_STATES = _CONNECTED_STATES | {
+    AgentState.CONNECTING,
+    AgentState.RECONNECTING,
+    AgentState.RESTING,
+}
 
 
 class Speaker(enum.StrEnum):
@@ -220,6 +228,30 @@ class Reconnected(Event):
     replayed_messages: int
     planned: bool
     dropped_audio_bytes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionResting(Event):
+    """After a quiet stretch the connection was closed on purpose, keeping the handle.
+
+    The session goes on (state Resting): the next input reconnects, resuming.
+
+    Attributes:
+        quiet_s: how long nobody had talked.
+    """
+
+    quiet_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionWaking(Event):
+    """Something needs the model while resting: the connection is being made again.
+
+    Attributes:
+        woken_by: what came in (``activity_start``, ``text``...: the first input's kind).
+    """
+
+    woken_by: str
 
 
 @dataclass(frozen=True, slots=True)

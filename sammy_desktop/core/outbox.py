@@ -69,6 +69,13 @@ class RealtimeOutbox:
         self._pending_bytes -= item.size
         return item
 
+    async def wait_for_input(self) -> RealtimeKind:
+        """Return once something is queued (without taking it out): the first one's kind."""
+        while not self._pending:
+            self._ready.clear()
+            await self._ready.wait()
+        return self._pending[0].kind
+
     def unget(self, item: RealtimeInput) -> None:
         """Put back an item that could not be sent; it goes out first next time."""
         self._pending.appendleft(item)

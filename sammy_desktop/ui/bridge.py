@@ -18,7 +18,12 @@ from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from sammy_desktop.audio.events import (
     AudioLevel,
+    BluetoothMicrophone,
     DeviceFallback,
+    MicrophoneInUse,
+    MicrophoneListening,
+    MicrophoneOpening,
+    MicrophoneUnavailable,
     PlaybackDrained,
     PlaybackStarted,
     StreamError,
@@ -27,6 +32,7 @@ from sammy_desktop.audio.events import (
 from sammy_desktop.core.events import (
     CodeExecuted,
     ConnectionLost,
+    ConnectionResting,
     ErrorRaised,
     GroundingSourcesFound,
     NoResponse,
@@ -83,6 +89,7 @@ class EventBridge(QObject):
     session_ended = Signal(SessionEnded)
     tools_changed = Signal(ToolsChanged)
     grounding_sources_found = Signal(GroundingSourcesFound)
+    connection_resting = Signal(ConnectionResting)
     code_executed = Signal(CodeExecuted)
     """The model ran code on the service's side, or its result came (the transcript's card)."""
     # -- tools --------------------------------------------------------------------------
@@ -110,6 +117,13 @@ class EventBridge(QObject):
     device_fallback = Signal(DeviceFallback)
     stream_error = Signal(StreamError)
     stream_recovered = Signal(StreamRecovered)
+    microphone_in_use = Signal(MicrophoneInUse)
+    """A capture stream was opened or closed (the window's "mic on" mark, the tray)."""
+    microphone_opening = Signal(MicrophoneOpening)
+    microphone_listening = Signal(MicrophoneListening)
+    """The talk press is heard: the cue (word, ring, earcon) comes now."""
+    microphone_unavailable = Signal(MicrophoneUnavailable)
+    bluetooth_microphone = Signal(BluetoothMicrophone)
 
     def __init__(self, bus: EventBus, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -147,6 +161,12 @@ class EventBridge(QObject):
             DeviceFallback: self.device_fallback,
             StreamError: self.stream_error,
             StreamRecovered: self.stream_recovered,
+            MicrophoneInUse: self.microphone_in_use,
+            MicrophoneOpening: self.microphone_opening,
+            MicrophoneListening: self.microphone_listening,
+            MicrophoneUnavailable: self.microphone_unavailable,
+            BluetoothMicrophone: self.bluetooth_microphone,
+            ConnectionResting: self.connection_resting,
         }
         self._subscription: Subscription | None = bus.subscribe(Event, self._on_event)
 

@@ -25,10 +25,10 @@ _log = logging.getLogger(__name__)
 def can_talk(state: AgentState) -> bool:
     """Whether the agent takes speech and text in ``state``.
 
-    Connected, or reconnecting: what the person says meanwhile is kept and sent once the
-    connection is back, so the window lets them go on talking and typing.
+    Connected, reconnecting or resting: what the person says meanwhile is kept and sent once
+    the connection is back, so the window lets them go on talking and typing.
     """
-    return state.is_connected or state is AgentState.RECONNECTING
+    return state.is_connected or state in (AgentState.RECONNECTING, AgentState.RESTING)
 
 
 class AgentControls(Protocol):

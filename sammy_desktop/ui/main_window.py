@@ -14,6 +14,8 @@ The window builds that layout and hands the behaviour to small parts, each with 
 * :class:`~sammy_desktop.ui.session_controls.SessionControls`: the text box, Connect and
   End session;
 * :class:`~sammy_desktop.ui.notices.Notices`: banners and transcript notes for what happened;
+* :class:`~sammy_desktop.ui.mic_notices.MicNotices`: a microphone that would not open, a
+  Bluetooth headset's microphone;
 * :class:`~sammy_desktop.ui.status_line.StatusLine`: latency, reconnects and tokens;
 * :class:`~sammy_desktop.ui.window_geometry.WindowGeometry`: size and position between runs.
 
@@ -54,12 +56,13 @@ from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.confirmation import ConfirmationSheet, QtConfirmationPort
 from sammy_desktop.ui.controls import AgentControls, UiTasks
 from sammy_desktop.ui.key_state import KeyState
+from sammy_desktop.ui.mic_notices import MicNotices
 from sammy_desktop.ui.notices import Notices
 from sammy_desktop.ui.painted import LevelMeter
 from sammy_desktop.ui.session_controls import SessionControls
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.state_pill import StatePill
-from sammy_desktop.ui.status_line import StatusLine
+from sammy_desktop.ui.status_line import MicMark, StatusLine
 from sammy_desktop.ui.talk_button import TalkButton
 from sammy_desktop.ui.talk_input import TalkInput
 from sammy_desktop.ui.talk_keys import TalkKeys
@@ -173,6 +176,10 @@ class MainWindow(QMainWindow):
         """Space in this window and the global hotkey, as one talk key."""
         self.notices = Notices(self.banners, self.transcript, state=state, parent=self)
         """Banners and transcript notes for what happened."""
+        self.mic_notices = MicNotices(
+            self.banners, settings=self._settings, settings_state=settings_state, parent=self
+        )
+        """Banners about the microphone itself (would not open; Bluetooth)."""
         self.session_controls = SessionControls(
             self.message_input,
             self.connect_button,
@@ -243,6 +250,8 @@ class MainWindow(QMainWindow):
         self.demo_badge.setVisible(self._demo_mode)
         header.addWidget(self.demo_badge)
         header.addStretch(1)
+        self.mic_mark = MicMark(parent)
+        header.addWidget(self.mic_mark)
         self.state_pill = StatePill(parent)
         self.state_label = self.state_pill.label
         header.addWidget(self.state_pill)
@@ -328,6 +337,7 @@ class MainWindow(QMainWindow):
         self.end_session_button.clicked.connect(session.on_end_session_clicked)
         self.settings_button.clicked.connect(self.on_settings_clicked)
         self.notices.settings_requested.connect(self.settings_requested)
+        self.mic_notices.settings_requested.connect(self.settings_requested)
         self.notices.connect_requested.connect(session.on_connect_clicked)
         self.confirmation_sheet.shown_request.connect(self.on_confirmation_shown)
         if self._confirmations is not None:
@@ -361,6 +371,13 @@ class MainWindow(QMainWindow):
         bridge.input_level.connect(talk.on_input_level)
         bridge.output_level.connect(self.output_meter.set_dbfs)
         bridge.output_level.connect(talk.on_output_level)
+        bridge.microphone_opening.connect(talk.on_microphone_opening)
+        bridge.microphone_listening.connect(talk.on_microphone_listening)
+        bridge.microphone_unavailable.connect(talk.on_microphone_unavailable)
+        bridge.microphone_in_use.connect(self.mic_mark.on_microphone_in_use)
+        bridge.microphone_unavailable.connect(self.mic_notices.on_microphone_unavailable)
+        bridge.microphone_listening.connect(self.mic_notices.on_microphone_listening)
+        bridge.bluetooth_microphone.connect(self.mic_notices.on_bluetooth_microphone)
 
         transcript = self.transcript
         bridge.transcript_updated.connect(transcript.update_line)

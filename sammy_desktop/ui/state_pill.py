@@ -19,6 +19,7 @@ STATE_WORDS: Final[dict[AgentState, str]] = {
     AgentState.THINKING: "Thinking",
     AgentState.ASSISTANT_SPEAKING: "Speaking",
     AgentState.RECONNECTING: "Reconnecting",
+    AgentState.RESTING: "Resting",
     AgentState.ERROR: "Error",
     AgentState.ENDED: "Session ended",
 }
@@ -32,6 +33,7 @@ STATE_TONES: Final[dict[AgentState, str]] = {
     AgentState.THINKING: "thinking",
     AgentState.ASSISTANT_SPEAKING: "speaking",
     AgentState.RECONNECTING: "thinking",
+    AgentState.RESTING: "idle",
     AgentState.ERROR: "error",
     AgentState.ENDED: "idle",
 }

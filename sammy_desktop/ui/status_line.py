@@ -3,6 +3,10 @@
 It counts per conversation: a new session starts both figures again. The tokens the
 conversation has used so far go in its tooltip, out of the way (UI.md: "a quiet status line
 with latency and reconnects").
+
+:class:`MicMark` is the small "mic on" mark beside the state: shown whenever a capture
+stream is open, so the window always says what the operating system's microphone
+indicator says (always in hands-free, where the stream stays open by design).
 """
 
 from __future__ import annotations
@@ -10,9 +14,37 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
+from sammy_desktop.audio.events import MicrophoneInUse
 from sammy_desktop.core.events import Reconnected, SessionStarted, TurnStats, UsageUpdated
 
-__all__ = ["StatusLine"]
+__all__ = ["MicMark", "StatusLine"]
+
+
+class MicMark(QLabel):
+    """``● mic on`` while a capture stream is open; hidden otherwise.
+
+    Args:
+        parent: the Qt parent.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("● mic on", parent)
+        self.setObjectName("micMark")
+        self.setAccessibleName("Microphone on")
+        self.setToolTip(
+            "The microphone is open: your system's microphone indicator is on. In push to "
+            "talk it closes after your turn, unless Settings > Talking keeps it ready."
+        )
+        self.hide()
+
+    @property
+    def in_use(self) -> bool:
+        """Whether the mark is shown (a capture stream is open)."""
+        return not self.isHidden()
+
+    def on_microphone_in_use(self, event: MicrophoneInUse) -> None:
+        """A capture stream opened or closed."""
+        self.setVisible(event.in_use)
 
 
 class StatusLine(QLabel):

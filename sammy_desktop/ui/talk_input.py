@@ -12,6 +12,13 @@ A press while disconnected connects first; the turn starts as soon as the agent 
 hotkey (merged into one key by :class:`~sammy_desktop.ui.talk_keys.TalkKeys`) and from the
 tray. :class:`TalkInput` also keeps the talk button's look (idle, listening, speaking), its
 level ring and the hint under it true to all that.
+
+The cue follows the microphone, not the key (USERS.md 12): where the microphone is closed
+between turns, a press opens it, and "Listening", the level ring and the start earcon come
+when its first real block arrives (the bridge's ``microphone_listening``). If opening takes
+longer than :data:`OPENING_HINT_MS`, the hint says "Opening the microphone…" meanwhile. A
+microphone that cannot be opened ends the press without a turn (the banner says why). With
+no microphone events at all (no audio, a test's fake agent) the cue comes with the press.
 """
 
 from __future__ import annotations
@@ -19,19 +26,28 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from typing import Final
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QLabel
 
+from sammy_desktop.audio.events import (
+    MicrophoneListening,
+    MicrophoneOpening,
+    MicrophoneUnavailable,
+)
 from sammy_desktop.config import Settings, TalkMode
 from sammy_desktop.core.events import AgentState, SessionEnded, StateChanged
 from sammy_desktop.ui.controls import AgentControls, UiTasks, can_talk
 from sammy_desktop.ui.state_pill import STATE_WORDS
 from sammy_desktop.ui.talk_button import TalkButton, TalkLook
 
-__all__ = ["TalkInput"]
+__all__ = ["OPENING_HINT_MS", "TalkInput"]
 
 _log = logging.getLogger(__name__)
+
+OPENING_HINT_MS: Final = 150
+"""A microphone that takes longer than this to hear is said to be opening."""
 
 
 class TalkInput(QObject):
@@ -70,7 +86,20 @@ class TalkInput(QObject):
         # Talking was asked for before the agent could take the turn (still connecting).
         self._pending = False
         self._mic_paused = False
+        # The press waits for the microphone to hear (it was closed), and whether the
+        # listening cue has been given for this press.
+        self._opening = False
+        self._cued = False
+        self._opening_timer = QTimer(self)
+        self._opening_timer.setSingleShot(True)
+        self._opening_timer.setInterval(OPENING_HINT_MS)
+        self._opening_timer.timeout.connect(self._show_hint)
         self._show()
+
+    @property
+    def opening(self) -> bool:
+        """Whether a press waits for the microphone to open and hear."""
+        return self._opening
 
     @property
     def talking(self) -> bool:
@@ -110,9 +139,8 @@ class TalkInput(QObject):
         if self._pending and self._talking and event.new.is_running:
             # Cleared first: begin_talk itself changes the state, which lands here again.
             self._pending = False
-            controls = self._controls
-            if controls is not None and not controls.begin_talk():
-                self._pending = True
+            if self._controls is not None:
+                self._pending = not self._begin_talk(self._controls)
         if not event.new.is_running and self._talking and not self._pending:
             self._talking = False
             self._show()
@@ -133,6 +161,27 @@ class TalkInput(QObject):
             self._mic_paused = False
             self._tasks.run(self._controls.set_talk_mode(settings.talk_mode), "ui-talk-mode")
         self._show_hint()
+
+    def on_microphone_opening(self, _event: MicrophoneOpening) -> None:
+        """The press found the microphone closed: the cue waits until it hears."""
+        if self._talking and not self._cued:
+            self._opening = True
+            self._opening_timer.start()
+            self._show()
+
+    def on_microphone_listening(self, _event: MicrophoneListening) -> None:
+        """The microphone hears the press: now the listening cue."""
+        if self._talking:
+            self._cue_listening()
+
+    def on_microphone_unavailable(self, _event: MicrophoneUnavailable) -> None:
+        """The microphone could not be opened: no turn (the banner says why)."""
+        if not self._talking:
+            return
+        self._talking = False
+        self._pending = False
+        self._end_opening()
+        self._show()
 
     def on_input_level(self, dbfs: float) -> None:
         """The microphone's level: the button's ring follows it while listening."""
@@ -176,30 +225,52 @@ class TalkInput(QObject):
         if controls is None or self._talking:
             return
         self._talking = True
-        self._button.set_look(TalkLook.LISTENING)
+        self._cued = False
         if controls.state.is_running:
             # While connecting the core may already take the turn (and buffer the audio);
             # if not, the turn starts at the next state change.
-            self._pending = not controls.begin_talk()
+            self._pending = not self._begin_talk(controls)
         else:
             # Not connected: connect first and talk as soon as the core accepts the turn.
             self._pending = True
             self._tasks.run(controls.start(), "ui-connect-to-talk")
+        self._show()
+
+    def _begin_talk(self, controls: AgentControls) -> bool:
+        """The agent's begin_talk; without a word from the microphone, the cue comes now."""
+        accepted = controls.begin_talk()
+        if accepted and self._talking and not self._opening and not self._cued:
+            self._cue_listening()
+        return accepted
+
+    def _cue_listening(self) -> None:
+        self._end_opening()
+        if self._cued:
+            return
+        self._cued = True
+        self._button.set_look(TalkLook.LISTENING)
         # After begin_talk: it silences the assistant, which would cut the earcon too.
         self._sound("listen_start")
         self._show_hint()
+
+    def _end_opening(self) -> None:
+        self._opening = False
+        self._opening_timer.stop()
 
     def _stop_talking(self) -> None:
         if not self._talking:
             return
         self._talking = False
         self._pending = False
+        cued, self._cued = self._cued, False
+        self._end_opening()
         # The end of the turn goes out first: the earcon and the new look can wait a moment,
         # the model's answer waits for activityEnd. Repainting before the loop's next turn
         # would put the repaint ahead of the sender; so the look changes just after it.
         if self._controls is not None:
             self._controls.end_talk()
-        self._sound("listen_stop")
+        if cued:
+            self._sound("listen_stop")
         self._after_sending(self._show_look)
         self._after_sending(self._show_hint)
 
@@ -230,7 +301,11 @@ class TalkInput(QObject):
             look = TalkLook.UNAVAILABLE
         elif self._state is AgentState.ASSISTANT_SPEAKING and not self._talking:
             look = TalkLook.SPEAKING
-        elif self._talking or self._state is AgentState.USER_SPEAKING or hands_free_live:
+        elif (
+            (self._talking and self._cued)
+            or (self._state is AgentState.USER_SPEAKING and not self._opening)
+            or hands_free_live
+        ):
             look = TalkLook.LISTENING
         else:
             look = TalkLook.IDLE
@@ -248,7 +323,15 @@ class TalkInput(QObject):
         state = self._state
         if self._controls is None:
             return "Talking is not available yet"
+        if self._talking and self._opening and not self._opening_timer.isActive():
+            return "Opening the microphone…"
         if self._talking and self._pending:
+            return "Connecting… keep talking"
+        if self._talking and not self._cued:
+            return (
+                "Hold Space to talk" if not self._toggle_mode() else "Press Space or click to talk"
+            )
+        if self._talking and not self._state.is_connected:
             return "Connecting… keep talking"
         if self._talking:
             return "Listening… click again to send" if self._toggle_mode() else "Listening…"

@@ -1,4 +1,8 @@
-"""The tray icon: show/hide, talk, quit; its colour follows the agent's state."""
+"""The tray icon: show/hide, talk, quit; its colour follows the agent's state.
+
+Its tooltip says the state and, whenever a capture stream is open, "mic on": the tray is
+where a person looks when the system's microphone indicator is lit and the window is hidden.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from sammy_desktop.audio.events import MicrophoneInUse
 from sammy_desktop.core.events import AgentState, StateChanged
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.desktop_ports import QtDesktopNotifier
@@ -52,6 +57,7 @@ class TrayIcon(QObject):
         self._window = window
         self._demo_mode = demo_mode or window.demo_mode
         self._state = AgentState.DISCONNECTED
+        self._mic_in_use = False
         self._assets = window.assets
         self.icon = QSystemTrayIcon(self._assets.app_icon("tray-idle"), self)
         self._show_tooltip()
@@ -72,6 +78,7 @@ class TrayIcon(QObject):
         self.icon.activated.connect(self._on_activated)
         self.menu.aboutToShow.connect(self._refresh_menu)
         bridge.state_changed.connect(self.on_state_changed)
+        bridge.microphone_in_use.connect(self.on_microphone_in_use)
         window.demo_mode_changed.connect(self.set_demo_mode)
 
     @property
@@ -131,8 +138,19 @@ class TrayIcon(QObject):
         self.icon.setIcon(self._assets.app_icon(_VARIANTS.get(event.new, "tray-idle")))
         self._show_tooltip()
 
+    def on_microphone_in_use(self, event: MicrophoneInUse) -> None:
+        """A capture stream opened or closed: the tooltip says "mic on" while one is open."""
+        self._mic_in_use = event.in_use
+        self._show_tooltip()
+
+    @property
+    def tooltip(self) -> str:
+        """What the tray icon's tooltip says now."""
+        return self.icon.toolTip()
+
     def _show_tooltip(self) -> None:
-        self.icon.setToolTip(f"{self.name}: {STATE_WORDS[self._state]}")
+        mic = " · mic on" if self._mic_in_use else ""
+        self.icon.setToolTip(f"{self.name}: {STATE_WORDS[self._state]}{mic}")
 
     def _refresh_menu(self) -> None:
         shown = self._window.isVisible() and not self._window.isMinimized()

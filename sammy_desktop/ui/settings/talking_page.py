@@ -1,16 +1,20 @@
-"""Settings > Talking: the talk mode, sensitivity, pre-roll, echo cancellation, the hotkey.
+"""Settings > Talking: the talk mode, the microphone between turns, pre-roll, the hotkey...
 
-Every field here is generated from the Settings model. One thing is added by hand: under
-the global hotkey's switch, a calm sentence when this desktop will not let an app see keys
-pressed in other windows (Wayland, for one), so the switch never seems to do nothing.
+Every field here is generated from the Settings model. Added by hand: the choices of
+"Microphone between turns" in words, with a plain note while the microphone is kept ready
+(the system's microphone indicator stays on, a Bluetooth headset loses quality), and the
+pre-roll switched off where it does not apply (the microphone closed between turns); and,
+under the global hotkey's switch, a calm sentence when this desktop will not let an app see
+keys pressed in other windows (Wayland, for one), so the switch never seems to do nothing.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QComboBox, QLabel
 
+from sammy_desktop.config.settings import MicBetweenTurns
 from sammy_desktop.ui.settings.page import FieldsPage
 from sammy_desktop.ui.settings.sections import SettingsSection
 
@@ -19,7 +23,19 @@ if TYPE_CHECKING:
 
     from sammy_desktop.ui.settings_state import SettingsState
 
-__all__ = ["TalkingPage"]
+__all__ = ["KEPT_READY_NOTE", "MIC_CHOICES", "TalkingPage"]
+
+MIC_CHOICES: Final = {
+    MicBetweenTurns.CLOSE: "Close at once (default)",
+    MicBetweenTurns.KEEP_READY: "Keep ready for 30 s after a turn",
+    MicBetweenTurns.ALWAYS_READY: "Always ready (instant start, keeps the pre-roll)",
+}
+"""How each choice of "Microphone between turns" reads in the list."""
+
+KEPT_READY_NOTE: Final = (
+    "While the microphone is kept ready, your system's microphone indicator stays on, and a "
+    "Bluetooth headset switches to call quality (music sounds muffled, media may pause)."
+)
 
 
 class TalkingPage(FieldsPage):
@@ -33,12 +49,33 @@ class TalkingPage(FieldsPage):
     def __init__(self, state: SettingsState, parent: QWidget | None = None) -> None:
         super().__init__(SettingsSection.TALKING, state, parent)
         self.add_generated()
+        self._label_mic_choices()
         self.hotkey_status = QLabel("")
         self.hotkey_status.setObjectName("fieldDescription")
         self.hotkey_status.setWordWrap(True)
         self.hotkey_status.setAccessibleName("Global hotkey status")
         self.hotkey_status.hide()
         self.cards["global_hotkey"].add_below(self.hotkey_status)
+
+    def _label_mic_choices(self) -> None:
+        card = self.cards["mic_between_turns"]
+        combo = card.editor
+        assert isinstance(combo, QComboBox)
+        for index in range(combo.count()):
+            combo.setItemText(index, MIC_CHOICES[MicBetweenTurns(combo.itemData(index))])
+        self.mic_note = QLabel(KEPT_READY_NOTE)
+        self.mic_note.setObjectName("fieldDescription")
+        self.mic_note.setWordWrap(True)
+        self.mic_note.setAccessibleName("While the microphone is kept ready")
+        card.add_below(self.mic_note)
+        combo.currentIndexChanged.connect(lambda _index: self._show_mic_choice())
+        self._show_mic_choice()
+
+    def _show_mic_choice(self) -> None:
+        """The note while the mic is kept ready; the pre-roll only where it applies."""
+        kept_ready = self.settings.mic_between_turns is not MicBetweenTurns.CLOSE
+        self.mic_note.setVisible(kept_ready)
+        self.cards["pre_roll_ms"].editor.setEnabled(kept_ready)
 
     def show_hotkey_status(self, text: str) -> None:
         """Say under the global hotkey switch whether it works here, and why not ("" hides)."""
