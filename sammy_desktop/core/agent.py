@@ -52,6 +52,7 @@ from sammy_desktop.core.model_rules import ModelRules
 from sammy_desktop.core.outbox import RealtimeOutbox
 from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner
 from sammy_desktop.core.reconfigure import Reconfigurer
+from sammy_desktop.core.replay import EarlierConversation, HistoryReplay
 from sammy_desktop.core.setup import SessionSetup
 from sammy_desktop.core.state import AgentStateMachine
 from sammy_desktop.core.supervisor import ConnectionSupervisor
@@ -176,6 +177,7 @@ class AgentCore:
         self._announcer = Announcer(
             bus, may_deliver=self._may_announce, send=self._conversation.send_notice
         )
+        self._earlier = EarlierConversation(bus)
         self._recorder = HistoryRecorder(bus, history, tools=tools.get)
         self._ending = SessionEnding(
             bus,
@@ -473,14 +475,20 @@ class _SupervisorHost:
     def __init__(self, agent: AgentCore) -> None:
         self._agent = agent
 
-    def setup_for(self, handle: str | None, *, fresh_after_loss: bool) -> types.LiveConnectConfig:
+    def setup_for(
+        self, handle: str | None, *, history: HistoryReplay | None
+    ) -> types.LiveConnectConfig:
         agent = self._agent
         return agent._setup.config(
             agent._settings,
             agent.talk_mode,
             resume_handle=handle,
-            earlier_conversation=agent._history.transcript_text() if fresh_after_loss else "",
+            declare_history=history is not None and history.declared,
         )
+
+    def earlier_conversation(self) -> HistoryReplay | None:
+        agent = self._agent
+        return agent._earlier.replay(agent._settings.model)
 
     def model(self) -> str:
         return self._agent._settings.model

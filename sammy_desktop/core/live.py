@@ -205,6 +205,16 @@ class LiveConnection:
                         turn_complete=True,
                     )
 
+    async def send_history(self, turns: Sequence[types.Content], *, turn_complete: bool) -> None:
+        """Send earlier turns as ``client_content`` (a fresh session's history, S7).
+
+        Raises:
+            LiveConnectionError: the connection is closed.
+        """
+        session = self._require_session()
+        async with self._translate_send_errors():
+            await session.send_client_content(turns=list(turns), turn_complete=turn_complete)
+
     async def send_tool_response(self, responses: Sequence[types.FunctionResponse]) -> None:
         """Answer tool calls.
 

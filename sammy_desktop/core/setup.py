@@ -6,6 +6,10 @@ connection's config from the current settings and tools, remembers what it was b
 and says what a change of settings means: fields only the setup carries need a new
 connection (resumed at a quiet moment), tools can be sent to the running session, the rest
 is read live.
+
+The earlier conversation of a fresh session is never part of the setup: it follows as quoted
+turns (:mod:`sammy_desktop.core.replay`); the setup only declares it, on the families that
+take history that way (docs/live-service.md S7).
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ def build_live_config(
     *,
     talk_mode: TalkMode,
     resume_handle: str | None,
-    earlier_conversation: str = "",
+    declare_history: bool = False,
 ) -> types.LiveConnectConfig:
     """The session setup for the current settings.
 
@@ -60,8 +64,9 @@ def build_live_config(
         talk_mode: push-to-talk turns off the service's VAD (the app sends activityStart /
             activityEnd); hands-free uses it with the settings' sensitivities.
         resume_handle: the newest resumable handle, or None for a new conversation.
-        earlier_conversation: when a conversation could not be resumed, its transcript so
-            far; it is appended to the system prompt so the model keeps the thread.
+        declare_history: earlier turns follow the setup as history
+            (``historyConfig.initialHistoryInClientContent``, S7). They are never pasted
+            into the system instruction: there, an earlier answer would be an instruction.
 
     Returns:
         A ``LiveConnectConfig`` with audio answers, both transcriptions, sliding-window
@@ -88,11 +93,6 @@ def build_live_config(
             f"{prompt}\n\nSpeak in the language with the code {settings.language}, and expect "
             "the person to speak it, unless they ask for another language."
         ).strip()
-    if earlier_conversation:
-        prompt = (
-            f"{prompt}\n\nThe connection was renewed in the middle of a conversation. "
-            f"Continue it naturally; here is what was said so far:\n{earlier_conversation}"
-        )
     return types.LiveConnectConfig(
         response_modalities=[types.Modality.AUDIO],
         speech_config=types.SpeechConfig(
@@ -111,6 +111,9 @@ def build_live_config(
             sliding_window=types.SlidingWindow(target_tokens=CONTEXT_TARGET_TOKENS),
         ),
         session_resumption=types.SessionResumptionConfig(handle=resume_handle),
+        history_config=(
+            types.HistoryConfig(initial_history_in_client_content=True) if declare_history else None
+        ),
     )
 
 
@@ -155,7 +158,7 @@ class SessionSetup:
         talk_mode: TalkMode,
         *,
         resume_handle: str | None,
-        earlier_conversation: str = "",
+        declare_history: bool = False,
     ) -> types.LiveConnectConfig:
         """The setup for a new connection; remembers what it was built from."""
         tools = self.tools_for(settings)
@@ -165,7 +168,7 @@ class SessionSetup:
             tools,
             talk_mode=talk_mode,
             resume_handle=resume_handle,
-            earlier_conversation=earlier_conversation,
+            declare_history=declare_history,
         )
 
     def applied_live(self, settings: Settings, talk_mode: TalkMode) -> None:

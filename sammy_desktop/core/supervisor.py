@@ -8,7 +8,9 @@ until the connection ends, then decides what comes next:
 * on an unexpected close, bounded exponential backoff with jitter, resuming too; a
   connection that stays up long enough resets the failure count;
 * a refused key or setup stops at once, with the error for the person;
-* a refused resumption handle starts a fresh session (the transcript goes along).
+* a refused resumption handle starts a fresh session; the conversation so far follows its
+  setupComplete as quoted turns (:mod:`~sammy_desktop.core.replay`), before any realtime
+  input.
 
 Realtime input leaves through the :class:`~sammy_desktop.core.outbox.RealtimeOutbox` in
 order, by one sender task; what was sent after the newest handle is re-sent on the next
@@ -38,6 +40,7 @@ from sammy_desktop.core.events import (
 from sammy_desktop.core.live import FailureKind, LiveConnection, LiveConnectionError
 from sammy_desktop.core.outbox import RealtimeOutbox
 from sammy_desktop.core.ports import ClientFactory
+from sammy_desktop.core.replay import HistoryReplay
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.live_sdk import genai, types
 
@@ -59,8 +62,13 @@ def parse_time_left(value: str | None) -> float:
 class SupervisorHost(Protocol):
     """What the supervisor needs from the conversation it keeps connected."""
 
-    def setup_for(self, handle: str | None, *, fresh_after_loss: bool) -> types.LiveConnectConfig:
-        """The setup for the next connection (``fresh_after_loss``: the handle was lost)."""
+    def setup_for(
+        self, handle: str | None, *, history: HistoryReplay | None
+    ) -> types.LiveConnectConfig:
+        """The setup for the next connection (``history``: the replay that will follow it)."""
+
+    def earlier_conversation(self) -> HistoryReplay | None:
+        """What a fresh session after a lost one is told of the conversation so far."""
 
     def model(self) -> str:
         """The model to connect to."""
@@ -388,13 +396,21 @@ class ConnectionSupervisor:
 
     async def _connect(self, handle: str | None) -> LiveConnection:
         assert self._client is not None
-        config = self._host.setup_for(
-            handle, fresh_after_loss=handle is None and self._was_connected
-        )
+        fresh_after_loss = handle is None and self._was_connected
+        history = self._host.earlier_conversation() if fresh_after_loss else None
+        config = self._host.setup_for(handle, history=history)
         connection = LiveConnection(
             self._client, self._host.model(), connect_timeout_s=self._policy.connect_timeout_s
         )
         await connection.connect(config)
+        if history is not None:
+            # Before anything else goes: the sender task starts after this returns. Quoted
+            # turns, never the system instruction (S7).
+            try:
+                await connection.send_history(history.turns, turn_complete=history.turn_complete)
+            except LiveConnectionError:
+                await connection.close()
+                raise
         return connection
 
     def _on_connected(

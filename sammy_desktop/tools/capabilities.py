@@ -12,8 +12,10 @@ Also per family: whether a mid-session ``contextUpdate`` is known to work (no so
 so for any model, S4: the app reconnects with the resumption handle instead), whether
 microphone input must wait while a tool call is unanswered (3.x close or cancel on it, T7),
 whether ``speech_config.language_code`` is honoured (native-audio models ignore it, M4: the
-language goes into the system instruction), and whether the ``codeExecution`` tool exists in
-Live (no current model, R11).
+language goes into the system instruction), whether the ``codeExecution`` tool exists in
+Live (no current model, R11), and how a fresh session takes the earlier conversation (S7:
+declared as history in the setup and closed with ``turn_complete``, or as context turns that
+end with the person's).
 """
 
 from __future__ import annotations
@@ -47,6 +49,11 @@ class ModelCapabilities:
         honours_language_code: ``speech_config.language_code`` decides the language.
         code_execution: the ``codeExecution`` tool works in Live.
         client_content_turns: a typed turn sent as ``client_content`` is answered (S1).
+        history_in_setup: earlier turns replayed to a fresh session are declared in the
+            setup (``historyConfig.initialHistoryInClientContent``) and closed with
+            ``turn_complete=True``, which the field's doc says triggers no answer (S7). False
+            (2.5, which answers such a seed): they go with ``turn_complete=False``, ending
+            with a turn of the person's.
     """
 
     family: str
@@ -59,6 +66,7 @@ class ModelCapabilities:
     honours_language_code: bool = False
     code_execution: bool = False
     client_content_turns: bool = True
+    history_in_setup: bool = True
 
 
 # Longest matching prefix wins; keep the more specific prefixes first for the reader.
@@ -67,6 +75,7 @@ MODEL_CAPABILITIES: tuple[ModelCapabilities, ...] = (
         family="gemini-2.5-flash-native-audio",
         async_function_calling=True,
         affective_dialog=True,
+        history_in_setup=False,  # S7: a closed seed is answered; it must end with the user
     ),
     ModelCapabilities(
         family="gemini-3.1-flash-live",

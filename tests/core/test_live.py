@@ -50,21 +50,6 @@ def test_hands_free_config_uses_the_settings_vad() -> None:
     assert config.tools is None
 
 
-def test_earlier_conversation_goes_into_the_system_prompt() -> None:
-    config = build_live_config(
-        Settings(system_prompt="Be nice."),
-        [],
-        talk_mode=TalkMode.PUSH_TO_TALK,
-        resume_handle=None,
-        earlier_conversation="Person: hi",
-    )
-    assert isinstance(config.system_instruction, types.Content)
-    parts = config.system_instruction.parts or []
-    text = parts[0].text or ""
-    assert text.startswith("Be nice.")
-    assert "Person: hi" in text
-
-
 @pytest.mark.parametrize(
     ("code", "reason", "kind"),
     [

@@ -257,9 +257,14 @@ async def test_refused_handle_starts_a_fresh_session_with_the_transcript(
         assert refused[0].data["code"] == 1007
         latest = h.sim.recorder.events(Received.SETUP)[-1]
         assert wire_field(latest.data, "session_resumption").get("handle") is None
+        # The transcript follows as quoted turns (tests/core/test_replay.py), not in the prompt.
+        [history] = await h.sim.recorder.wait_for(Received.HISTORY)
+        assert [(t["role"], t["text"]) for t in history.data["turns"]] == [
+            ("user", "hi"),
+            ("model", "Hello."),
+        ]
         prompt = wire_field(latest.data, "system_instruction", "parts")[0]["text"]
-        assert "Person: hi" in prompt
-        assert "Assistant: Hello." in prompt
+        assert "Hello." not in prompt
         assert h.core.state is AgentState.READY
 
 
