@@ -7,14 +7,17 @@ connection, so a key changed in Settings is used on the next one), the endpoint 
 service needs (``v1beta``, see :mod:`sammy_desktop.core.endpoint`). In demo mode it starts the
 embedded Live-compatible simulator with its demo scenario on loopback and points the same
 real client at it over TLS: nothing else in the app knows the difference, which is the
-point of the offline demo (and it is labelled as such everywhere it shows).
+point of the offline demo (and it is labelled as such everywhere it shows). Each demo run
+has a key of its own, made at random and known only to the simulator and the app's client,
+and its recorder keeps only the newest of what it heard (``DEMO_RECORD_LIMIT``).
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from sammy_desktop.config import Settings
 from sammy_desktop.config.secrets import SecretStore
@@ -25,11 +28,17 @@ from sammy_desktop.live_sdk import genai
 if TYPE_CHECKING:
     from sammy_desktop.sim import LiveSimulator
 
-__all__ = ["DEMO_API_KEY", "Backend"]
+__all__ = ["Backend", "new_demo_key"]
 
 _log = logging.getLogger(__name__)
 
-DEMO_API_KEY: Final = "offline-demo"
+
+def new_demo_key() -> str:
+    """A fresh key for one demo run: 32 random bytes, URL-safe (never a public constant).
+
+    Another program on the machine that finds the demo's port still cannot talk to it.
+    """
+    return secrets.token_urlsafe(32)
 
 
 class Backend:
@@ -52,6 +61,7 @@ class Backend:
         self._settings = settings
         self._api_base_url = api_base_url
         self._simulator: LiveSimulator | None = None
+        self._demo_key = ""
 
     @property
     def demo_mode(self) -> bool:
@@ -71,16 +81,21 @@ class Backend:
         """Start the embedded simulator with the demo scenario; later clients use it."""
         if self._simulator is not None:
             return
-        from sammy_desktop.sim import LiveSimulator, demo_scenario  # only the demo needs it
+        # Only the demo needs the simulator.
+        from sammy_desktop.sim import DEMO_RECORD_LIMIT, LiveSimulator, demo_scenario
 
-        simulator = LiveSimulator(demo_scenario(), api_keys=(DEMO_API_KEY,), realtime=True)
+        key = new_demo_key()
+        simulator = LiveSimulator(
+            demo_scenario(), api_keys=(key,), realtime=True, record_limit=DEMO_RECORD_LIMIT
+        )
         await simulator.start()
-        self._simulator = simulator
+        self._simulator, self._demo_key = simulator, key
         _log.info("offline demo simulator listening on %s", simulator.base_url)
 
     async def stop_demo(self) -> None:
         """Stop the simulator; later clients go to the real service."""
         simulator, self._simulator = self._simulator, None
+        self._demo_key = ""
         if simulator is not None:
             await simulator.stop()
 
@@ -97,7 +112,7 @@ class Backend:
             options = client_options(
                 base_url=simulator.base_url, api_version=version, ssl_context=simulator.ssl_context
             )
-            return genai.Client(api_key=DEMO_API_KEY, http_options=options)
+            return genai.Client(api_key=self._demo_key, http_options=options)
         key = self._secrets.get_api_key()
         if key is None:
             raise LiveConnectionError(

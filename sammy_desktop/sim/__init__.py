@@ -38,7 +38,7 @@ from sammy_desktop.sim.actions import (
 from sammy_desktop.sim.admission import INVALID_HANDLE_REASON, INVALID_KEY_REASON
 from sammy_desktop.sim.clock import Clock, RealClock, VirtualClock
 from sammy_desktop.sim.connection import ConnectionLimits
-from sammy_desktop.sim.demo import demo_scenario
+from sammy_desktop.sim.demo import DEMO_RECORD_LIMIT, demo_scenario
 from sammy_desktop.sim.pcm import VadSettings
 from sammy_desktop.sim.profiles import (
     BAD_KEY_REASON,
@@ -52,7 +52,7 @@ from sammy_desktop.sim.profiles import (
     SetupRule,
     not_found_reason,
 )
-from sammy_desktop.sim.recorder import Received, RecordedEvent, Recorder
+from sammy_desktop.sim.recorder import Received, RecordedEvent, Recorder, RecordLimit
 from sammy_desktop.sim.scenario import Scenario, ScenarioError, Turn
 from sammy_desktop.sim.server import LiveSimulator
 from sammy_desktop.sim.session import SessionState
@@ -73,6 +73,7 @@ from sammy_desktop.sim.wire import MAX_FRAME_BYTES, CloseCode
 __all__ = [
     "BAD_KEY_REASON",
     "DEFAULT_PROFILE",
+    "DEMO_RECORD_LIMIT",
     "INVALID_ARGUMENT_REASON",
     "INVALID_HANDLE_REASON",
     "INVALID_KEY_REASON",
@@ -110,6 +111,7 @@ __all__ = [
     "RawMessage",
     "RealClock",
     "Received",
+    "RecordLimit",
     "RecordedEvent",
     "Recorder",
     "Respond",

@@ -18,7 +18,9 @@ each with its own rules, see docs/live-service.md); ``--profile gemini-3.8-live`
 ``--lenient`` keeps the old simulator for clients that want any model on any API version.
 
 The first two lines of standard output are ``key=value`` pairs so scripts can read them.
-The simulator runs until interrupted (Ctrl+C or SIGTERM).
+The simulator runs until interrupted (Ctrl+C or SIGTERM). ``--verbose`` logs every request
+and frame, with the API key hidden (:class:`RedactingFilter`); a ``--host`` other machines can
+reach (``0.0.0.0``, a LAN address) is warned about on standard error.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import re
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from sammy_desktop.sim.demo import demo_scenario
@@ -37,7 +40,48 @@ from sammy_desktop.sim.profiles import PROFILES, SERVICE, Pacing
 from sammy_desktop.sim.scenario import Scenario, ScenarioError
 from sammy_desktop.sim.server import LiveSimulator
 
-__all__ = ["build_parser", "main"]
+__all__ = ["REDACTED", "SECRET_HEADERS", "RedactingFilter", "build_parser", "main"]
+
+REDACTED = "[redacted]"
+
+SECRET_HEADERS = frozenset({"x-goog-api-key", "authorization", "proxy-authorization", "cookie"})
+"""Request headers whose values never reach the log (the key, an ephemeral token)."""
+
+_KEY_IN_QUERY = re.compile(r"([?&](?:key|access_token)=)[^&\s]+", re.IGNORECASE)
+
+
+class RedactingFilter(logging.Filter):
+    """Hides secrets in every record a handler writes.
+
+    The websockets library logs each request header at DEBUG as ``"< %s: %s"`` (name,
+    value): the values of :data:`SECRET_HEADERS` are replaced, and so are a ``key=`` in a URL
+    and any of the keys the simulator was given.
+
+    Args:
+        secrets: Values to hide wherever they appear (the ``--api-key`` values).
+    """
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        super().__init__()
+        self._secrets = tuple(sorted((s for s in secrets if s), key=len, reverse=True))
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite ``record`` without its secrets; never drops a record."""
+        args = record.args
+        if (
+            isinstance(args, tuple)
+            and len(args) == 2
+            and isinstance(args[0], str)
+            and args[0].strip().lower() in SECRET_HEADERS
+        ):
+            record.args = (args[0], REDACTED)
+        message = record.getMessage()
+        redacted = _KEY_IN_QUERY.sub(rf"\1{REDACTED}", message)
+        for secret in self._secrets:
+            redacted = redacted.replace(secret, REDACTED)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        return True
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -148,6 +192,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if arguments.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    # On the handlers, so every logger's records pass it (websockets logs the headers).
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RedactingFilter(arguments.api_keys or ()))
     try:
         scenario = _load_scenario(arguments.scenario)
     except ScenarioError as error:

@@ -13,6 +13,10 @@ labels this mode "Offline demo"):
 
 The tool names come from the setup message's function declarations (and later context
 updates), so the demo follows whatever tools the person enabled.
+
+The demo runs as long as the app does, so its simulator keeps only the newest of what it
+received (:data:`DEMO_RECORD_LIMIT`): a test's simulator keeps everything, the demo's would
+otherwise hold every microphone chunk of the day.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from sammy_desktop.sim.actions import (
     TurnComplete,
     TurnContext,
 )
+from sammy_desktop.sim.recorder import RecordLimit
 from sammy_desktop.sim.scenario import Scenario, Turn
 from sammy_desktop.sim.triggers import (
     OnActivityEnd,
@@ -46,7 +51,14 @@ from sammy_desktop.sim.triggers import (
     SignalKind,
 )
 
-__all__ = ["DemoResponder", "demo_scenario"]
+__all__ = ["DEMO_RECORD_LIMIT", "DemoResponder", "demo_scenario"]
+
+DEMO_RECORD_LIMIT = RecordLimit(max_events=2_000, max_audio_bytes=2 * 1024 * 1024)
+"""What the demo's recorder keeps: the last ~65 s of microphone audio, 2,000 events at most.
+
+Nothing in the app reads the demo's recorder; the bound is there so an hour of talking costs
+2 MiB, not the ~115 MB that every 16 kHz chunk kept would.
+"""
 
 # Phrases a person may type, and words that identify the tool meant by each.
 _PHRASES: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (

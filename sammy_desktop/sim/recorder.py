@@ -7,18 +7,23 @@ the n-th matching event is recorded, or fails after a timeout.
 Inbound event kinds are the values of :class:`Received`. Every frame the simulator sends is
 recorded too, with the kind ``"sent.<topLevelKey>"`` (e.g. ``"sent.toolCall"``), so a test can
 also wait until the simulator has said something.
+
+A test's recorder keeps everything. A simulator that runs for hours (the app's offline demo)
+bounds it with a :class:`RecordLimit`: the oldest events go first, so about 115 MB an hour of
+microphone audio never piles up.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["Received", "RecordedEvent", "Recorder"]
+__all__ = ["Received", "RecordLimit", "RecordedEvent", "Recorder"]
 
 
 class Received(StrEnum):
@@ -74,6 +79,24 @@ class RecordedEvent:
 _Predicate = Callable[[RecordedEvent], bool]
 
 
+@dataclass(frozen=True, slots=True)
+class RecordLimit:
+    """How much a long-running simulator's recorder keeps; the oldest events go first.
+
+    Attributes:
+        max_events: Events kept at most (of every kind).
+        max_audio_bytes: Microphone audio kept at most, in bytes (16 kHz PCM16: 32,000 a
+            second).
+    """
+
+    max_events: int
+    max_audio_bytes: int
+
+    def __post_init__(self) -> None:
+        if self.max_events < 1 or self.max_audio_bytes < 0:
+            raise ValueError("a record limit keeps at least one event and no negative audio")
+
+
 @dataclass(slots=True)
 class _Waiter:
     kind: str | None
@@ -88,12 +111,27 @@ class Recorder:
     Args:
         clock: Stamps ``monotonic_time`` (``time.monotonic`` by default; the simulator passes
             its clock, so a virtual clock's times are recorded).
+        limit: Keep at most this much, dropping the oldest events; None keeps everything
+            (tests).
+
+    Attributes:
+        dropped: How many events the limit has dropped so far.
     """
 
-    def __init__(self, clock: Callable[[], float] | None = None) -> None:
-        self._events: list[RecordedEvent] = []
+    def __init__(
+        self, clock: Callable[[], float] | None = None, *, limit: RecordLimit | None = None
+    ) -> None:
+        self._events: deque[RecordedEvent] = deque()
         self._waiters: list[_Waiter] = []
         self._clock = clock or time.monotonic
+        self._limit = limit
+        self._audio_bytes = 0
+        self.dropped = 0
+
+    @property
+    def limit(self) -> RecordLimit | None:
+        """The bound on what is kept, or None when everything is."""
+        return self._limit
 
     def record(
         self,
@@ -114,6 +152,8 @@ class Recorder:
             audio=audio,
         )
         self._events.append(event)
+        self._audio_bytes += len(audio)
+        self._drop_oldest()
         for waiter in list(self._waiters):
             if waiter.future.done():
                 self._waiters.remove(waiter)
@@ -123,6 +163,17 @@ class Recorder:
                 waiter.future.set_result(matches[: waiter.count])
                 self._waiters.remove(waiter)
         return event
+
+    def _drop_oldest(self) -> None:
+        limit = self._limit
+        if limit is None:
+            return
+        while len(self._events) > limit.max_events or (
+            self._audio_bytes > limit.max_audio_bytes and self._events
+        ):
+            oldest = self._events.popleft()
+            self._audio_bytes -= len(oldest.audio)
+            self.dropped += 1
 
     def events(
         self, kind: str | None = None, predicate: _Predicate | None = None
@@ -163,7 +214,7 @@ class Recorder:
             return await asyncio.wait_for(future, timeout)
         except TimeoutError:
             seen = len(self.events(kind, predicate))
-            kinds = [event.kind for event in self._events[-20:]]
+            kinds = [event.kind for event in list(self._events)[-20:]]
             raise TimeoutError(
                 f"waited {timeout} s for {count} {kind!r} event(s), saw {seen}; "
                 f"last events: {kinds}"
@@ -189,3 +240,4 @@ class Recorder:
     def clear(self) -> None:
         """Forget everything recorded so far (waiters stay)."""
         self._events.clear()
+        self._audio_bytes = 0

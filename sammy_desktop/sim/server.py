@@ -25,6 +25,7 @@ C5, C6, M1-M3).
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import itertools
 import logging
 from collections.abc import Iterable
@@ -49,7 +50,7 @@ from sammy_desktop.sim.connection import ConnectionLimits, SimulatedConnection
 from sammy_desktop.sim.models_list import is_models_path, models_response
 from sammy_desktop.sim.outbound import INTERNAL_ERROR_REASON, close_websocket, truncate_reason
 from sammy_desktop.sim.profiles import Pacing, ProfileSet, ServiceProfile, resolve_profiles
-from sammy_desktop.sim.recorder import Received, Recorder
+from sammy_desktop.sim.recorder import Received, Recorder, RecordLimit
 from sammy_desktop.sim.resumption import ResumptionHandles
 from sammy_desktop.sim.scenario import Scenario
 from sammy_desktop.sim.session import SessionState
@@ -67,16 +68,42 @@ if TYPE_CHECKING:
 __all__ = [
     "INVALID_HANDLE_REASON",
     "INVALID_KEY_REASON",
+    "MAX_CLIENT_FRAME_BYTES",
+    "MAX_SETUP_FRAME_BYTES",
     "LiveSimulator",
+    "is_loopback_host",
 ]
 
 _log = logging.getLogger(__name__)
 
 _SETUP_TIMEOUT_S = 30.0
 _STOP_TIMEOUT_S = 5.0
-# The client caps incoming frames at 1 MiB; we accept bigger client frames than that
-# so that a client bug shows up in the recorder rather than as a mysterious 1009.
-_MAX_CLIENT_FRAME_BYTES = 16 * 1024 * 1024
+MAX_SETUP_FRAME_BYTES = 512 * 1024
+"""The largest first frame (the setup) a connection may send, before anything is checked.
+
+Until the setup is read nobody is known: the key is checked with it (C5). The app's largest
+setup is its 20,000-character system prompt, which the SDK's ``json.dumps`` escapes to at most
+240 KB, plus the tool declarations (about 8 KB): 512 KiB leaves room, and a stranger cannot
+make the simulator hold more than that per connection.
+"""
+
+MAX_CLIENT_FRAME_BYTES = 16 * 1024 * 1024
+"""The largest frame after a setup was let in.
+
+No source gives the service's own limit on client frames (docs/live-service.md L1 is the
+SDK's 1 MiB limit on what it receives). We accept more than that, so that a client bug (a
+frame the service would refuse) shows up in the recorder rather than as a mysterious 1009.
+"""
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether binding ``host`` keeps the simulator on this machine (127.0.0.0/8, ::1)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name, or "" (every interface): other machines may reach it
 
 
 class LiveSimulator:
@@ -104,6 +131,9 @@ class LiveSimulator:
             else the profile's (burst for strict profiles, as fast as possible lenient).
         clock: The clock for pacing, playback waits and delays (a
             :class:`~sammy_desktop.sim.clock.VirtualClock` in exact timing tests).
+        record_limit: Bound what the recorder keeps (the oldest events go first), for a
+            simulator that runs for hours such as the app's offline demo; None (tests) keeps
+            everything.
     """
 
     def __init__(
@@ -120,6 +150,7 @@ class LiveSimulator:
         lenient: bool = False,
         pacing: Pacing | None = None,
         clock: Clock | None = None,
+        record_limit: RecordLimit | None = None,
     ) -> None:
         self._scenario = scenario or Scenario()
         self._api_keys = frozenset(api_keys) if api_keys is not None else None
@@ -130,7 +161,7 @@ class LiveSimulator:
         self.profiles: ProfileSet = resolve_profiles("lenient" if lenient else profile)
         self._pacing = pacing
         self.clock: Clock = clock or RealClock()
-        self.recorder = Recorder(self.clock.monotonic)
+        self.recorder = Recorder(self.clock.monotonic, limit=record_limit)
         self._authority: ThrowawayCertificateAuthority | None = None
         self._client_context: ssl.SSLContext | None = None
         self._server: Server | None = None
@@ -163,6 +194,14 @@ class LiveSimulator:
         """Make the certificate authority and start listening."""
         if self._server is not None:
             raise RuntimeError("the simulator is already running")
+        if not is_loopback_host(self._host):
+            _log.warning(
+                "NOT LOOPBACK: the Live simulator listens on %r, which other machines may "
+                "reach. It is a test double with a throwaway certificate%s; bind 127.0.0.1 "
+                "unless that is what you want.",
+                self._host,
+                ", and it accepts any non-empty API key" if self._api_keys is None else "",
+            )
         # Making keys takes a moment of CPU; keep it off the event loop.
         self._authority = await asyncio.to_thread(ThrowawayCertificateAuthority, self._host)
         self._client_context = self._authority.client_context()
@@ -172,7 +211,8 @@ class LiveSimulator:
             self._requested_port,
             ssl=self._authority.server_context(),
             process_request=self._check_path,
-            max_size=_MAX_CLIENT_FRAME_BYTES,
+            # Until a setup is let in, frames are small (raised in _serve_setup).
+            max_size=MAX_SETUP_FRAME_BYTES,
         )
         self._port = self._server.sockets[0].getsockname()[1] if self._server.sockets else 0
         _log.info(
@@ -363,7 +403,16 @@ class LiveSimulator:
     async def _serve_setup(self, websocket: ServerConnection, connection_id: int) -> None:
         try:
             frame = await asyncio.wait_for(websocket.recv(), _SETUP_TIMEOUT_S)
-        except (ConnectionClosed, TimeoutError):
+        except TimeoutError:
+            return
+        except ConnectionClosed as closed:
+            if closed.sent is not None and closed.sent.code == CloseCode.MESSAGE_TOO_BIG:
+                # The websocket closed it (1009) before reading a byte more than the cap.
+                self.recorder.record(
+                    Received.REFUSED,
+                    connection_id=connection_id,
+                    data={"code": closed.sent.code, "reason": closed.sent.reason},
+                )
             return
         try:
             setup = parse_setup_frame(frame)
@@ -403,6 +452,8 @@ class LiveSimulator:
         else:
             state = SessionState(f"sim-session-{next(self._session_ids)}", self._scenario)
             self._sessions.append(state)
+        # Let in: frames up to the client limit from now on (before setupComplete goes).
+        websocket.protocol.max_message_size = MAX_CLIENT_FRAME_BYTES
         state.function_names = setup.function_names
         state.declarations = setup.declarations
         state.profile = profile.name

@@ -62,6 +62,7 @@ class CloseCode(IntEnum):
     ABNORMAL = 1006  # never sent on the wire: the client reports it for a dropped TCP link
     INVALID_ARGUMENT = 1007
     POLICY = 1008  # authentication and quota problems
+    MESSAGE_TOO_BIG = 1009  # sent by the websocket itself, for a frame over its limit
     INTERNAL = 1011
 
 

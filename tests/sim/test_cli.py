@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import signal
 import sys
 from collections.abc import AsyncIterator
@@ -14,6 +15,7 @@ import pytest
 from google import genai
 from google.genai import errors, types
 
+from sammy_desktop.sim.cli import REDACTED, RedactingFilter
 from tests.sim.live_client import MODEL, MODELS, receive_turn
 
 SCRIPT = Path(sys.executable).with_name("sammy-live-sim")
@@ -47,6 +49,48 @@ async def _running_cli(*arguments: str) -> AsyncIterator[tuple[str, str]]:
             await process.wait()
     # The throwaway CA is removed on exit.
     assert not await asyncio.to_thread(Path(ca_file).exists)
+
+
+@asynccontextmanager
+async def _cli_with_stderr(*arguments: str) -> AsyncIterator[tuple[str, str, bytearray]]:
+    """Run the CLI, reading its standard error all along (``--verbose`` writes a lot).
+
+    Yields the base URL, the CA file and the standard error so far; after the block the
+    simulator is stopped and the buffer holds all of it.
+    """
+    process = await asyncio.create_subprocess_exec(
+        str(SCRIPT),
+        "--port",
+        "0",
+        "--fast",
+        *arguments,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    assert process.stderr is not None
+    stderr = bytearray()
+
+    async def drain(stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(65536):
+            stderr.extend(chunk)
+
+    draining = asyncio.create_task(drain(process.stderr))
+    try:
+        base_url_line = await asyncio.wait_for(process.stdout.readline(), 20)
+        ca_line = await asyncio.wait_for(process.stdout.readline(), 5)
+        _, _, base_url = base_url_line.decode().strip().partition("=")
+        _, _, ca_file = ca_line.decode().strip().partition("=")
+        assert base_url, (base_url_line, bytes(stderr))
+        yield base_url, ca_file, stderr
+        process.send_signal(signal.SIGINT)
+        assert await asyncio.wait_for(process.wait(), 10) == 0
+        await asyncio.wait_for(draining, 10)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        draining.cancel()
 
 
 def _client(base_url: str, api_key: str, api_version: str | None = None) -> genai.Client:
@@ -154,3 +198,49 @@ async def test_a_busy_port_exits_with_a_clear_message() -> None:
         await server.wait_closed()
     assert process.returncode == 2
     assert f"cannot listen on 127.0.0.1:{port}" in stderr.decode()
+
+
+async def test_verbose_logs_the_request_headers_without_the_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = "cli-secret-key-0123456789"
+    model = MODELS["gemini-3.8-live"]
+    async with _cli_with_stderr("--verbose", "--api-key", key) as (base_url, ca_file, stderr):
+        monkeypatch.setenv("SSL_CERT_FILE", ca_file)
+        async with _client(base_url, key, "v1beta").aio.live.connect(model=model):
+            pass
+    log = stderr.decode()
+    assert "< x-goog-api-key: [redacted]" in log  # the headers are logged, the key is not
+    assert key not in log
+
+
+async def test_a_host_other_machines_can_reach_is_warned_about_on_stderr() -> None:
+    async with _cli_with_stderr("--host", "0.0.0.0") as (base_url, _, stderr):
+        assert base_url.startswith("https://0.0.0.0:")
+    log = stderr.decode()
+    assert "NOT LOOPBACK" in log
+    assert "'0.0.0.0'" in log
+    assert "accepts any non-empty API key" in log
+
+
+def _record(msg: str, *args: object) -> logging.LogRecord:
+    return logging.LogRecord("websockets.server", logging.DEBUG, __file__, 1, msg, args, None)
+
+
+@pytest.mark.parametrize("name", ["x-goog-api-key", "Authorization", "Cookie"])
+def test_the_filter_hides_secret_headers_as_websockets_logs_them(name: str) -> None:
+    record = _record("< %s: %s", name, "Token abc")
+    assert RedactingFilter().filter(record)
+    assert record.getMessage() == f"< {name}: {REDACTED}"
+
+
+def test_the_filter_hides_a_key_in_a_url_and_the_keys_it_was_given() -> None:
+    record = _record("< GET %s HTTP/1.1", "/ws/x.BidiGenerateContent?alt=1&key=AIzaSECRET")
+    RedactingFilter().filter(record)
+    assert record.getMessage() == f"< GET /ws/x.BidiGenerateContent?alt=1&key={REDACTED} HTTP/1.1"
+    record = _record("client sent %r", {"note": "my-key-123 in a frame"})
+    RedactingFilter(["my-key-123"]).filter(record)
+    assert "my-key-123" not in record.getMessage()
+    record = _record("< %s: %s", "user-agent", "google-genai-sdk")
+    RedactingFilter().filter(record)
+    assert record.getMessage() == "< user-agent: google-genai-sdk"

@@ -31,7 +31,7 @@ from sammy_desktop.sim.pcm import (
     tone_pcm,
     trim_silence,
 )
-from sammy_desktop.sim.recorder import Recorder
+from sammy_desktop.sim.recorder import Recorder, RecordLimit
 from sammy_desktop.sim.session import split_text
 from sammy_desktop.sim.wire import (
     ActivityEnd,
@@ -265,6 +265,37 @@ async def test_wait_for_resolves_on_the_nth_event_and_times_out_clearly() -> Non
     assert recorder.audio_bytes() == b"\0\0"
     recorder.clear()
     assert recorder.events() == []
+
+
+def test_a_recorder_without_a_limit_keeps_everything() -> None:
+    recorder = Recorder()
+    for _ in range(3000):
+        recorder.record(Received.AUDIO, connection_id=1, audio=bytes(3200))
+    assert recorder.count(Received.AUDIO) == 3000
+    assert recorder.limit is None
+    assert recorder.dropped == 0
+
+
+def test_a_limited_recorder_drops_the_oldest_audio_first() -> None:
+    recorder = Recorder(limit=RecordLimit(max_events=100, max_audio_bytes=10))
+    for number in range(8):
+        recorder.record(Received.AUDIO, connection_id=1, data={"n": number}, audio=b"ab")
+    assert len(recorder.audio_bytes()) == 10
+    assert [e.data["n"] for e in recorder.events(Received.AUDIO)] == [3, 4, 5, 6, 7]
+    assert recorder.dropped == 3
+
+
+def test_a_limited_recorder_keeps_the_newest_events() -> None:
+    recorder = Recorder(limit=RecordLimit(max_events=3, max_audio_bytes=1000))
+    for number in range(5):
+        recorder.record(Received.TEXT, connection_id=1, data={"text": str(number)})
+    assert [e.data["text"] for e in recorder.events()] == ["2", "3", "4"]
+    assert recorder.dropped == 2
+
+
+def test_a_record_limit_keeps_at_least_one_event() -> None:
+    with pytest.raises(ValueError, match="at least one event"):
+        RecordLimit(max_events=0, max_audio_bytes=10)
 
 
 # ---------------------------------------------------------------- scenario failures
