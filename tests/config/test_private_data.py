@@ -24,6 +24,7 @@ from sammy_desktop.config.private_data import (
     write_private_text,
 )
 from sammy_desktop.config.settings import HistoryRetention
+from sammy_desktop.config.store import SettingsStore
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
@@ -92,6 +93,14 @@ def test_private_files_are_created_owner_only_and_old_ones_tightened(tmp_path: P
     assert _mode(record) == 0o600
     assert record.read_text(encoding="utf-8") == "{}"
     assert not list(folder.glob("*.tmp"))
+
+
+@posix_only
+def test_the_settings_file_is_owner_only(tmp_path: Path) -> None:
+    # Already so before issue 18 (mkstemp's 0600 survives the atomic rename); kept so.
+    store = SettingsStore(tmp_path / "profile" / "settings.json")
+    store.save(Settings(voice="Kore"))
+    assert _mode(store.path) == 0o600
 
 
 def _written(path: Path, days_ago: float) -> Path:
