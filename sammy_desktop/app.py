@@ -313,6 +313,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
+    from sammy_desktop.ui.qt_messages import install_qt_message_handler
+
+    install_qt_message_handler()  # Qt's warnings into the log file, redacted, from the start
     app = QApplication.instance() or QApplication([sys.argv[0]])
     assert isinstance(app, QApplication)
     app.setApplicationName("Sammy Desktop")
