@@ -78,6 +78,21 @@ def build_parser() -> argparse.ArgumentParser:
         "the built-in Live simulator); print a report and exit non-zero if a step fails",
     )
     parser.add_argument(
+        "--check-live",
+        action="store_true",
+        help="with your API key, try against the real Gemini Live service what the app "
+        "relies on (connect on v1beta, setup, a typed turn answered in voice, a tool call "
+        "with its argument, a resumption handle, the models list), without opening a "
+        "window; print one line per behaviour and exit 1 if one failed, 2 if it could not "
+        "start",
+    )
+    parser.add_argument(
+        "--model",
+        metavar="MODEL",
+        default=None,
+        help="with --check-live: check this Live model instead of the one in Settings",
+    )
+    parser.add_argument(
         "--config-dir",
         type=Path,
         default=None,
@@ -282,9 +297,30 @@ async def shutdown_tasks(grace_s: float) -> None:
             _log.error("task %s ended with %r", task.get_name(), task.exception())
 
 
+def _check_live(args: argparse.Namespace, paths: AppPaths, redactor: RedactingFilter) -> int:
+    """``--check-live``: the check against the real service; no Qt, no window."""
+    from sammy_desktop.check_live import CheckOptions, run_check_live
+
+    options = CheckOptions(
+        paths=paths,
+        secrets=SecretStore(on_key_saved=redactor.add_secret),
+        api_base_url=args.api_base_url,
+        model=args.model,
+        redactor=redactor,
+    )
+    if sys.stdout is not None:
+        return run_check_live(options, sys.stdout, sys.stderr)
+    # A windowed Windows build started without redirection has no console.
+    with (paths.log_dir / "check-live.txt").open("w", encoding="utf-8") as report:
+        return run_check_live(options, report, report)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the app. Returns the process exit code."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.model is not None and not args.check_live:
+        parser.error("--model is only used with --check-live")
     paths = AppPaths.profile(args.config_dir) if args.config_dir else AppPaths.default()
     try:
         paths.ensure()
@@ -302,6 +338,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A windowed Windows build started without redirection has no console.
         with (paths.log_dir / "self-test.txt").open("w", encoding="utf-8") as report:
             return run_self_test(report)
+
+    if args.check_live:
+        return _check_live(args, paths, redactor)
 
     problem = display_problem()
     if problem:
