@@ -7,6 +7,7 @@ the work, each in its own module:
 
 * :class:`~.conversation.Conversation`: turn-taking, the person's side and the service's;
 * :class:`~.supervisor.ConnectionSupervisor`: connect, resume, back off, goAway, replay;
+* :class:`~.idle_rest.IdleRest`: the connection rests after a quiet stretch, input wakes it;
 * :class:`~.tool_calls.ToolCallRouter`: tool calls to the tool system and back;
 * :class:`~.watchdog.ResponseWatchdog`: silence after the person's turn;
 * :class:`~.announcements.Announcer`: notices the model must say at a quiet moment;
@@ -48,6 +49,7 @@ from sammy_desktop.core.events import (
 from sammy_desktop.core.failures import what_to_do
 from sammy_desktop.core.history import ConversationHistory
 from sammy_desktop.core.history_recorder import HistoryRecorder
+from sammy_desktop.core.idle_rest import IdleRest
 from sammy_desktop.core.model_rules import ModelRules
 from sammy_desktop.core.outbox import RealtimeOutbox
 from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner
@@ -101,7 +103,7 @@ class AgentCore:
             session is built: whatever ``client_factory`` needs that may still be on its
             way (the app: the Live SDK loading after the window shows, and the demo's
             simulator). It may raise :class:`LiveConnectionError` like the factory.
-        scheduler: the watchdog's clock; the running loop's by default.
+        scheduler: the watchdog's and the idle rest's clock; the running loop's by default.
     """
 
     def __init__(
@@ -165,6 +167,15 @@ class AgentCore:
             clock=clock,
             rng=rng or random.Random(),  # noqa: S311 - jitter, not cryptography
             before_connect=before_connect,
+        )
+        self._idle_rest = IdleRest(
+            bus=bus,
+            state=self._state,
+            outbox=self._outbox,
+            minutes=lambda: self._settings.idle_rest_minutes,
+            is_quiet=self._may_rest,
+            rest=self._supervisor.rest,
+            scheduler=scheduler,
         )
         self._router = ToolCallRouter(
             bus=bus,
@@ -369,6 +380,7 @@ class AgentCore:
         applies at the next connection.
         """
         old, self._settings = self._settings, settings
+        self._idle_rest.settings_changed()
         await self._reconfigurer.settings_changed(old, settings)
 
     # ------------------------------------------------------------------ the parts' meeting points
@@ -410,13 +422,19 @@ class AgentCore:
         )
 
     def _may_announce(self) -> bool:
+        # Resting too: the notice queued wakes the connection (core/idle_rest.py).
         return (
-            self.state is AgentState.READY
+            self.state in (AgentState.READY, AgentState.RESTING)
             and not self._conversation.talking
             and not self._ending.requested
         )
 
+    def _may_rest(self) -> bool:
+        """A quiet moment with nothing waiting to be said: the connection may rest."""
+        return self._is_quiet() and not self._announcer.pending and not self._ending.requested
+
     def _on_transition(self, old: AgentState, new: AgentState) -> None:
+        self._idle_rest.on_state(new)
         if new is not AgentState.READY:
             return
         if not self._router.awaiting_answer():
@@ -458,6 +476,7 @@ class AgentCore:
                 _log.error("task %s did not stop within 5 s", task.get_name())
         await self._supervisor.close()
         self._watchdog.cancel()
+        self._idle_rest.cancel()
         self._sink.flush()
         was_running, self._session_open = self._session_open, False
         self._conversation.close()
@@ -529,3 +548,6 @@ class _SupervisorHost:
 
     async def give_up(self, kind: ErrorKind, message: str) -> None:
         await self._agent._give_up(kind, message)
+
+    async def rest(self) -> None:
+        await self._agent._idle_rest.hold()

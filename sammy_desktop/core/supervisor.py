@@ -8,6 +8,8 @@ until the connection ends, then decides what comes next:
 * on an unexpected close, bounded exponential backoff with jitter, resuming too; a
   connection that stays up long enough resets the failure count;
 * a refused key or setup stops at once, with the error for the person;
+* after a quiet stretch the connection rests (:meth:`ConnectionSupervisor.rest`, asked by
+  :mod:`~sammy_desktop.core.idle_rest`): closed, the handle kept, until input needs it;
 * a refused resumption handle starts a fresh session; the conversation so far follows its
   setupComplete as quoted turns (:mod:`~sammy_desktop.core.replay`), before any realtime
   input.
@@ -97,6 +99,9 @@ class SupervisorHost(Protocol):
     async def give_up(self, kind: ErrorKind, message: str) -> None:
         """Stop the conversation with an error for the person."""
 
+    async def rest(self) -> None:
+        """The connection rests (closed on purpose): return when it is needed again."""
+
 
 class ConnectionSupervisor:
     """Connects, resumes and reconnects for one conversation at a time.
@@ -146,6 +151,7 @@ class ConnectionSupervisor:
         self._reconnect_wanted = False
         self._go_away_received = False
         self._deadline_timer: asyncio.TimerHandle | None = None
+        self._rest_wanted = False
         self._deadline_passed = False
 
     # ------------------------------------------------------------------ reading
@@ -186,6 +192,7 @@ class ConnectionSupervisor:
         self._reconnect_wanted = False
         self._deadline_passed = False
         self._go_away_received = False
+        self._rest_wanted = False
         self._task = asyncio.create_task(self._supervise(), name="agent-supervisor")
 
     def task(self) -> asyncio.Task[None] | None:
@@ -213,6 +220,23 @@ class ConnectionSupervisor:
             await connection.close()
 
     # ------------------------------------------------------------------ reconnect wishes
+
+    def rest(self) -> bool:
+        """Close the connection quietly now, keeping the handle; reconnect when needed.
+
+        Only at a quiet moment, with a connection up and a resumable handle (without one
+        the wake would be a new session). The supervisor then waits on the host's
+        :meth:`SupervisorHost.rest` (no goAway, no reconnect meanwhile) and resumes with the
+        handle when it returns, without a "reconnecting" announcement.
+
+        Returns:
+            Whether the connection is going to rest.
+        """
+        if self._connection is None or self._handle is None or not self._host.is_quiet():
+            return False
+        self._rest_wanted = True
+        self._reconnect_now.set()
+        return True
 
     def request_reconnect(self, reason: str) -> None:
         """Reconnect (resuming) at the next quiet moment."""
@@ -261,7 +285,14 @@ class ConnectionSupervisor:
         refusal_resumed = False  # one quiet resume after a mid-session refusal
         try:
             while True:
-                connection = await self._open_connection(planned, attempt=failures + 1)
+                waking = self._rest_wanted
+                if waking:
+                    self._rest_wanted = False
+                    self._cancel_deadline()
+                    await self._host.rest()
+                connection = await self._open_connection(
+                    planned or waking, attempt=failures + 1, announce=not waking
+                )
                 if isinstance(connection, LiveConnectionError):
                     error, mid_session = connection, False
                 else:
@@ -355,7 +386,7 @@ class ConnectionSupervisor:
                 return None
 
     async def _open_connection(
-        self, planned: bool, *, attempt: int
+        self, planned: bool, *, attempt: int, announce: bool = True
     ) -> LiveConnection | LiveConnectionError:
         """Connect, resuming when there is a handle; falls back to a fresh session."""
         if self._client is None:
@@ -366,7 +397,7 @@ class ConnectionSupervisor:
             except LiveConnectionError as exc:  # no key, say: the factory explains
                 return exc
         resuming = self._handle is not None
-        if planned:
+        if planned and announce:  # waking from a rest is no news: the state says Connecting
             self._bus.emit(
                 Reconnecting(
                     attempt=1,
@@ -460,6 +491,7 @@ class ConnectionSupervisor:
                 # talking since the quiet moment that asked for the reconnect.
                 if self._deadline_passed or self._host.is_quiet():
                     return
+                self._rest_wanted = False  # no longer quiet: no rest after all
                 self._reconnect_now.clear()
         finally:
             for worker in workers:

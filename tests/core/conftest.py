@@ -29,6 +29,7 @@ from sammy_desktop.core.events import AgentState
 from sammy_desktop.core.history import ConversationHistory
 from sammy_desktop.core.ports import ToolRunner
 from sammy_desktop.eventbus import Event, EventBus
+from sammy_desktop.scheduling import Scheduler
 from sammy_desktop.sim import LiveSimulator, Received, Scenario
 from sammy_desktop.tools import (
     AgentStateSnapshot,
@@ -206,6 +207,7 @@ def core_harness(tmp_path: Path) -> HarnessFactory:
         before_connect: Callable[[], Awaitable[None]] | None = None,
         api_version: str = DEFAULT_API_VERSION,
         profile: str | None = None,
+        core_scheduler: Scheduler | None = None,
     ) -> AsyncIterator[Harness]:
         bus = EventBus()
         events = EventLog(bus)
@@ -259,6 +261,7 @@ def core_harness(tmp_path: Path) -> HarnessFactory:
                 buffer_bytes=buffer_bytes or DEFAULT_BUFFER_BYTES,
                 extra_tools=extra_tools or (lambda _settings: []),
                 before_connect=before_connect,
+                scheduler=core_scheduler,
             )
             core_ref.append(core)
             harness = Harness(
