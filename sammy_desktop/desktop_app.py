@@ -26,8 +26,10 @@ from sammy_desktop.config import Settings
 from sammy_desktop.config.private_data import prune_expired
 from sammy_desktop.core import AgentCore, ConversationHistory
 from sammy_desktop.eventbus import EventBus
+from sammy_desktop.loop_watchdog import LoopStallWatchdog
 from sammy_desktop.tools import ToolManager, ToolServices
 from sammy_desktop.tools.desktop import TimerService, desktop_tools, service_tools
+from sammy_desktop.tools.desktop.code_execution import code_execution_unavailable_reason
 from sammy_desktop.voice_controls import EarconPlayer, SilentSink, VoiceControls
 
 if TYPE_CHECKING:
@@ -120,6 +122,9 @@ class DesktopApp:
         )
         for problem in self.tools.registration_problems:
             _log.warning("tool registration: %s", problem)
+        self.loop_watchdog = LoopStallWatchdog(
+            describe=lambda: f"tool calls: {self.tools.calls.describe() or 'none'}"
+        )
 
         self.backend = Backend(context.secrets, self._settings, api_base_url=options.api_base_url)
         sink = self.audio.playback if self.audio is not None else SilentSink()
@@ -190,6 +195,9 @@ class DesktopApp:
             self.tasks,
             tools=self.tools,
             controls=self.controls,
+            confirmations=self.confirmations,
+            client_factory=self.backend,
+            code_execution_unavailable=code_execution_unavailable_reason,
             list_devices=list_devices,
             bridge=self.bridge,
             on_test_tone=lambda: self.earcons.play("test_tone"),
@@ -233,6 +241,7 @@ class DesktopApp:
         start-up when imported up front) loads on a worker thread after that; a connection
         started meanwhile says Connecting and waits for it (:meth:`_ready_to_connect`).
         """
+        self.loop_watchdog.start()
         await self._start_audio()
         self.hotkey.apply()
         if self._options.demo:
@@ -318,6 +327,7 @@ class DesktopApp:
         self.bridge.close()
         if self._key_state is not None:
             self._key_state.close()
+        self.loop_watchdog.stop()
 
     # ------------------------------------------------------------------ slots
 
