@@ -11,6 +11,13 @@
 * ``benchSlowTool``: a tool that takes two seconds waiting on something slow (a blocking
   call on a worker thread, like a slow lookup), registered beside the desktop pack; the
   ``probe`` simulator calls it during an answer to show it does not make the loop lag.
+* With ``SAMMY_BENCH_MIC_MARKS`` set, a line on stderr for each step of a talk press, with
+  its ``time.monotonic()`` (the clock of XTest's key press in the runner):
+  ``bench-mark begin-talk T`` (the window asked the audio engine for a turn),
+  ``bench-mark first-block T`` (the PortAudio callback of the first block after it) and
+  ``bench-mark cue T`` (the talk control turned to Listening).
+* ``SAMMY_BENCH_REST_S``: the connection rests after that many seconds of quiet instead of
+  the setting's minutes (the idle CPU while resting, without waiting fifteen minutes).
 
 Everything else is ``sammy_desktop.app.main``: the same window, audio engine, agent, tools.
 """
@@ -56,8 +63,63 @@ async def bench_slow_tool(args: SlowInput, context: ToolContext) -> SlowOutput:
     return SlowOutput(waited_s=time.monotonic() - started)
 
 
+def _mark(what: str, stamp: float) -> None:
+    print(f"bench-mark {what} {stamp:.6f}", file=sys.stderr, flush=True)
+
+
+def install_mic_marks() -> None:
+    """Print the steps of each talk press (see the module docstring)."""
+    from sammy_desktop.audio.capture import AudioCapture
+    from sammy_desktop.audio.engine import AudioEngine
+    from sammy_desktop.ui.talk_input import TalkInput
+
+    armed = [False]
+    begin_talk = AudioEngine.begin_talk
+    on_raw_block = AudioCapture._on_raw_block
+    cue_listening = TalkInput._cue_listening
+
+    def marked_begin_talk(self: AudioEngine, start_turn: Any) -> bool:
+        _mark("begin-talk", time.monotonic())
+        armed[0] = True
+        return begin_talk(self, start_turn)
+
+    def marked_on_raw_block(
+        self: AudioCapture, generation: int, data: bytes, flagged: bool, stamp: float
+    ) -> None:
+        if armed[0]:
+            armed[0] = False
+            # The callback's perf_counter stamp: CLOCK_MONOTONIC, as time.monotonic on Linux.
+            _mark("first-block", stamp)
+        on_raw_block(self, generation, data, flagged, stamp)
+
+    def marked_cue_listening(self: TalkInput) -> None:
+        cued = self._cued
+        cue_listening(self)
+        if not cued:
+            _mark("cue", time.monotonic())
+
+    AudioEngine.begin_talk = marked_begin_talk  # type: ignore[method-assign]
+    AudioCapture._on_raw_block = marked_on_raw_block  # type: ignore[method-assign]
+    TalkInput._cue_listening = marked_cue_listening  # type: ignore[method-assign]
+
+
+def install_rest_seconds(seconds: float) -> None:
+    """Rest the connection after ``seconds`` of quiet instead of the setting's minutes."""
+    from sammy_desktop.core.idle_rest import IdleRest
+
+    def period(self: IdleRest) -> float | None:
+        return seconds
+
+    IdleRest._period = period  # type: ignore[method-assign]
+
+
 def install() -> None:
     """Wrap run_app with the lag probe and desktop_tools with the slow tool."""
+    if os.environ.get("SAMMY_BENCH_MIC_MARKS"):
+        install_mic_marks()
+    rest_s = os.environ.get("SAMMY_BENCH_REST_S")
+    if rest_s:
+        install_rest_seconds(float(rest_s))
     original_run_app = app_module.run_app
     original_tools = desktop_tools_module.desktop_tools
     samples: list[tuple[float, float]] = []

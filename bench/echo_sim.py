@@ -33,6 +33,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from sammy_desktop.sim import (
     CallTools,
     EchoAudio,
@@ -50,6 +52,8 @@ from sammy_desktop.sim import (
 from sammy_desktop.wire_audio import INPUT_RATE
 
 SLOW_TOOL = "benchSlowTool"
+LOUD = 2000
+"""A sample louder than this is the test tone (the virtual microphone is otherwise silent)."""
 BENCH_API_KEY = "bench-key"
 
 
@@ -115,6 +119,13 @@ def dump_events(recorder: Recorder, path: Path) -> None:
         }
         if event.kind == "audio":
             row["bytes"] = event.byte_count
+            # Where a loud signal (a test tone) is in the chunk, for the speech lost at the
+            # start of a turn (bench/live_audio.py mic_start).
+            samples = np.frombuffer(event.audio, np.int16)
+            loud = np.flatnonzero(np.abs(samples) > LOUD)
+            row["samples"] = len(samples)
+            row["first_loud"] = int(loud[0]) if len(loud) else -1
+            row["last_loud"] = int(loud[-1]) if len(loud) else -1
         elif event.kind == "sent.serverContent":
             content = event.data.get("serverContent", {})
             row["audio"] = bool(content.get("modelTurn"))

@@ -11,6 +11,9 @@ on the left, speaker-out on the right.
 * :func:`pulse_floor`: the same bursts through PulseAudio's own loopback (the floor).
 * :func:`app_resources`: the real app's start-up, CPU, RSS and event-loop lag (idle with the
   window shown, listening, streaming an answer, and with a slow tool running).
+* :func:`mic_start`: the microphone opened on the press (issue 17): key down to the first
+  captured block and to the listening cue, the speech lost at the start of a turn, and the
+  idle CPU, with the microphone closed between turns and always ready; and while resting.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from bench.pulse_rig import (
     RIG_RATE,
     SPEAKER,
     StereoRig,
+    ToneFeeder,
     XKeyboard,
     click_train,
     last_loud,
@@ -213,11 +217,17 @@ def client_env(sim: SimProcess) -> dict[str, str]:
 
 @contextlib.contextmanager
 def running_app(
-    sim: SimProcess, workdir: Path, lag_file: Path | None = None, **settings: object
+    sim: SimProcess,
+    workdir: Path,
+    lag_file: Path | None = None,
+    *,
+    env_extra: dict[str, str] | None = None,
+    **settings: object,
 ) -> Iterator[LineProcess]:
     """The real app (bench/app_probe.py) against ``sim``, window shown and connected.
 
-    ``settings`` are saved in the app's fresh profile (earcons are always off).
+    ``settings`` are saved in the app's fresh profile (earcons are always off);
+    ``env_extra`` goes into its environment (bench/app_probe.py's switches).
     """
     profile = workdir / f"profile-{sim.mode}-{time.monotonic_ns()}"
     paths = AppPaths.profile(profile)
@@ -228,6 +238,7 @@ def running_app(
     env = client_env(sim)
     if lag_file is not None:
         env["SAMMY_BENCH_LAG_FILE"] = str(lag_file)
+    env.update(env_extra or {})
     args = [PYTHON, str(REPO / "bench/app_probe.py"), "--api-base-url", sim.base_url]
     args += ["--config-dir", str(profile), "--log-level", "DEBUG"]
     app = LineProcess(args, env)
@@ -551,3 +562,125 @@ def app_resources(workdir: Path, *, idle_s: float, streaming_rounds: int) -> Res
         lag_slow_tool_ms=lags("slow"),
         cpu_slow_tool_pct=mean(cpu["slow"]),
     )
+
+
+# ---------------------------------------------------------------------- the microphone
+
+MIC_TONE_S = 0.5
+MIC_MODES = ("close", "always_ready")
+BEGIN_TALK_MARK = "bench-mark begin-talk"
+FIRST_BLOCK_MARK = "bench-mark first-block"
+CUE_MARK = "bench-mark cue"
+RESTING = "-> resting"
+REST_AFTER_S = 3.0
+
+
+@dataclass
+class MicModeResult:
+    """One "Microphone between turns" mode of the real app."""
+
+    key_to_first_block_ms: list[float] = field(default_factory=list)
+    key_to_cue_ms: list[float] = field(default_factory=list)
+    lost_ms: list[float] = field(default_factory=list)
+    cpu_idle_pct: list[float] = field(default_factory=list)
+
+
+@dataclass
+class MicResult:
+    """The microphone's start in both modes, and the idle app's CPU in each, and resting."""
+
+    modes: dict[str, MicModeResult]
+    cpu_resting_pct: list[float]
+
+
+def warble(seconds: float, rate: int) -> np.ndarray:
+    """A loud tone that changes pitch every 25 ms (PCM16): speech-like enough for the noise
+    suppressor, which fades a steady tone out within a few hundred milliseconds."""
+    pitches = np.array([600.0, 950.0, 1300.0, 800.0, 1150.0])
+    n = int(seconds * rate)
+    segment = np.arange(n) // int(0.025 * rate)
+    phase = 2 * np.pi * np.cumsum(pitches[segment % len(pitches)]) / rate
+    return np.asarray(0.5 * 32767 * np.sin(phase), np.int16)
+
+
+def _mark_time(app: LineProcess, mark: str, after: int) -> float:
+    app.wait_for(mark, after=after)
+    for _stamp, line in app.lines[after:]:
+        if mark in line:
+            return float(line.split(mark, 1)[1].split()[0])
+    raise BenchError(f"no {mark!r} line")
+
+
+def _received_tone_ms(events: list[dict[str, object]]) -> list[float]:
+    """Per turn, how much of the test tone the simulator received: first to last loud sample."""
+    spans: list[float] = []
+    position = 0
+    first = last = -1
+    in_turn = False
+    for event in events:
+        kind = event["kind"]
+        if kind == "activity_start":
+            in_turn, position, first, last = True, 0, -1, -1
+        elif kind == "audio" and in_turn:
+            if int(event.get("first_loud", -1)) >= 0:  # type: ignore[call-overload]
+                if first < 0:
+                    first = position + int(event["first_loud"])  # type: ignore[call-overload]
+                last = position + int(event["last_loud"])  # type: ignore[call-overload]
+            position += int(event.get("samples", 0))  # type: ignore[call-overload]
+        elif kind == "activity_end" and in_turn:
+            in_turn = False
+            spans.append((last - first) / 16000 * 1000 if first >= 0 else 0.0)
+    return spans
+
+
+def mic_start(workdir: Path, *, rounds: int, idle_s: float) -> MicResult:
+    """Key down -> first block and -> the listening cue, speech lost, idle CPU; both modes.
+
+    The virtual microphone is kept running (``sinks_kept_awake``) as a sound card is: an
+    idle null sink starts its monitor in 2 s blocks, which would measure PulseAudio's null
+    sink, not the app (see docs/benchmarks.md). A 0.5 s warble starts at key down (through
+    a 10 ms-latency feeder); the key goes up once it has played. What the simulator received
+    of it, first loud sample to last, against its length, is the speech lost.
+    """
+    keyboard = XKeyboard()
+    results: dict[str, MicModeResult] = {}
+    resting: list[float] = []
+    tone = warble(MIC_TONE_S, RIG_RATE)
+    try:
+        with sinks_kept_awake(), ToneFeeder() as feeder:
+            for mode in MIC_MODES:
+                result = results[mode] = MicModeResult()
+                with SimProcess("turn", workdir, label=f"mic-{mode}") as sim:
+                    env_extra = {"SAMMY_BENCH_MIC_MARKS": "1"}
+                    if mode == "close":
+                        env_extra["SAMMY_BENCH_REST_S"] = str(REST_AFTER_S)
+                    with running_app(
+                        sim, workdir, env_extra=env_extra, mic_between_turns=mode
+                    ) as app:
+                        time.sleep(STARTUP_SETTLE_S)
+                        # Before any turn: no resumption handle yet, so no rest either.
+                        result.cpu_idle_pct = [
+                            _cpu_pct(app, 1.0) for _ in range(max(1, round(idle_s)))
+                        ]
+                        for _ in range(rounds):
+                            mark = app.count()
+                            down = keyboard.press()
+                            feeder.start(tone)
+                            first = _mark_time(app, FIRST_BLOCK_MARK, mark)
+                            cue = _mark_time(app, CUE_MARK, mark)
+                            result.key_to_first_block_ms.append((first - down) * 1000)
+                            result.key_to_cue_ms.append((cue - down) * 1000)
+                            time.sleep(MIC_TONE_S + 0.3)
+                            keyboard.release()
+                            app.wait_for(ANSWER_PLAYED, after=mark)
+                            time.sleep(0.3)
+                        if mode == "close":
+                            app.wait_for(RESTING, timeout=REST_AFTER_S + 30)
+                            time.sleep(1.0)
+                            resting = [_cpu_pct(app, 1.0) for _ in range(max(1, round(idle_s)))]
+                result.lost_ms = [
+                    max(0.0, MIC_TONE_S * 1000 - span) for span in _received_tone_ms(sim.events)
+                ]
+    finally:
+        keyboard.close()
+    return MicResult(results, resting)

@@ -337,3 +337,79 @@ class XKeyboard:
             self._x.XFlush(self._display)
             self._x.XCloseDisplay(self._display)
             self._display = None
+
+
+class ToneFeeder:
+    """A low-latency stream into the virtual microphone that plays a tone on demand.
+
+    ``pacat`` plays what a thread writes, 10 ms at a time in real time: silence until
+    :meth:`start` is called, then the tone, then silence again. So the tone starts the moment
+    it is asked for (a key press), plus pacat's own 10 ms of latency, instead of after a new
+    player process has started and filled its buffer.
+    """
+
+    CHUNK_S = 0.010
+
+    def __init__(self, rate: int = RIG_RATE) -> None:
+        self._rate = rate
+        self._chunk = int(rate * self.CHUNK_S)
+        self._tone = np.zeros(0, np.int16)
+        self._position = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._proc = subprocess.Popen(
+            [
+                "pacat",
+                "--playback",
+                f"--device={MIC_FEED}",
+                "--latency-msec=10",
+                f"--rate={rate}",
+                "--channels=1",
+                "--format=s16le",
+                "--raw",
+            ],
+            stdin=subprocess.PIPE,
+        )
+        self._thread = threading.Thread(target=self._feed, name="bench-tone-feeder", daemon=True)
+        self._thread.start()
+
+    def start(self, tone: np.ndarray) -> float:
+        """Play ``tone`` (int16 at the feeder's rate) from the next 10 ms on; returns now."""
+        with self._lock:
+            self._tone = tone.astype(np.int16)
+            self._position = 0
+        return time.monotonic()
+
+    def _feed(self) -> None:
+        assert self._proc.stdin is not None
+        silence = np.zeros(self._chunk, np.int16)
+        tick = time.monotonic()
+        while not self._stop.is_set():
+            with self._lock:
+                part = self._tone[self._position : self._position + self._chunk]
+                self._position += len(part)
+            chunk = np.concatenate([part, silence[len(part) :]]) if len(part) else silence
+            try:
+                self._proc.stdin.write(chunk.tobytes())
+                self._proc.stdin.flush()
+            except (BrokenPipeError, ValueError):
+                return
+            tick += self.CHUNK_S
+            time.sleep(max(0.0, tick - time.monotonic()))
+
+    def close(self) -> None:
+        """Stop feeding and end the player."""
+        self._stop.set()
+        self._thread.join(timeout=5)
+        with contextlib.suppress(OSError):
+            if self._proc.stdin is not None:
+                self._proc.stdin.close()
+        self._proc.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._proc.wait(10)
+
+    def __enter__(self) -> ToneFeeder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -62,6 +62,7 @@ class Sizes:
     long_go_away_every: int
     long_drops: tuple[int, ...]
     audio_args: tuple[str, ...]
+    mic_rounds: int
 
 
 FULL = Sizes(
@@ -76,6 +77,7 @@ FULL = Sizes(
     long_go_away_every=10,
     long_drops=(23, 47),
     audio_args=(),
+    mic_rounds=12,
 )
 SMOKE = Sizes(
     voice_rounds=1,
@@ -89,6 +91,7 @@ SMOKE = Sizes(
     long_go_away_every=4,
     long_drops=(5,),
     audio_args=("--seconds", "1", "--rounds", "2"),
+    mic_rounds=2,
 )
 
 
@@ -330,6 +333,74 @@ def bench_app(sizes: Sizes, work: Path, report: Report) -> list[Row]:
     ]
 
 
+MIC_MODE_WORDS = {"close": "close at once", "always_ready": "always ready"}
+
+
+def bench_mic(sizes: Sizes, work: Path, report: Report) -> list[Row]:
+    """The microphone opened on the press (issue 17), in the real app, both modes side by side."""
+    result = live_audio.mic_start(work, rounds=sizes.mic_rounds, idle_s=sizes.idle_s)
+    group = "microphone"
+    rows: list[Row] = []
+    for measure in ("first_block", "cue"):
+        for mode, words in MIC_MODE_WORDS.items():
+            values = result.modes[mode]
+            if measure == "first_block":
+                rows.append(
+                    Row(
+                        group,
+                        f"key down -> first captured block, {words}",
+                        "ms",
+                        values.key_to_first_block_ms,
+                        note="XTest key press -> the PortAudio callback of the first block",
+                    )
+                )
+            else:
+                rows.append(
+                    Row(
+                        group,
+                        f"key down -> listening cue, {words}",
+                        "ms",
+                        values.key_to_cue_ms,
+                        note="-> the talk control turns to Listening (earcon, ring)",
+                    )
+                )
+    for mode, words in MIC_MODE_WORDS.items():
+        rows.append(
+            Row(
+                group,
+                f"speech lost at the start of a turn, {words}",
+                "ms",
+                result.modes[mode].lost_ms,
+                note="a 0.5 s tone started at key down; what never reached the simulator",
+            )
+        )
+    rows += [
+        Row(
+            group,
+            "CPU idle, window shown, connected, close at once",
+            "% core",
+            result.modes["close"].cpu_idle_pct,
+            Target("median", "<", 1.0, "< 1"),
+            note="no capture stream between turns (the default)",
+        ),
+        Row(
+            group,
+            "CPU idle, window shown, connected, always ready",
+            "% core",
+            result.modes["always_ready"].cpu_idle_pct,
+            note="the capture stream open, in standby, for the pre-roll",
+        ),
+        Row(
+            group,
+            "CPU idle while resting (connection closed after the quiet)",
+            "% core",
+            result.cpu_resting_pct,
+            note=f"rest after {live_audio.REST_AFTER_S:g} s here instead of 15 min",
+        ),
+    ]
+    return rows
+
+
 def bench_long(sizes: Sizes, work: Path, report: Report) -> list[Row]:
     result = in_process.LongSessionResult(
         **_in_process(
@@ -472,6 +543,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     "share": bench_share,
     "tools": bench_tools,
     "app": bench_app,
+    "mic": bench_mic,
     "long": bench_long,
     "audio": bench_audio_script,
     "bundle": bench_bundle_script,
