@@ -364,9 +364,9 @@ class Settings(BaseModel):
     idle_rest_minutes: Annotated[int, Field(ge=0, le=1440)] = Field(
         15,
         title="Rest the connection after (minutes)",
-        description="After this many minutes with nobody talking, Sammy closes its "
-        "connection quietly and reconnects the moment you talk, type or a timer ends; "
-        "what you say meanwhile is kept. 0 never rests.",
+        description="Push to talk: after this many minutes with nobody talking, Sammy "
+        "closes its connection quietly and reconnects the moment you talk, type or a timer "
+        "ends; what you say meanwhile is kept. 0 never rests.",
         json_schema_extra=_section("Talking"),
     )
     bluetooth_mic_hint: bool = Field(

@@ -430,8 +430,17 @@ class AgentCore:
         )
 
     def _may_rest(self) -> bool:
-        """A quiet moment with nothing waiting to be said: the connection may rest."""
-        return self._is_quiet() and not self._announcer.pending and not self._ending.requested
+        """A quiet moment with nothing waiting to be said: the connection may rest.
+
+        Push-to-talk only: hands-free streams the open microphone to the service's voice
+        detection all the time, and its audio would wake a resting connection at once.
+        """
+        return (
+            self.talk_mode is TalkMode.PUSH_TO_TALK
+            and self._is_quiet()
+            and not self._announcer.pending
+            and not self._ending.requested
+        )
 
     def _on_transition(self, old: AgentState, new: AgentState) -> None:
         self._idle_rest.on_state(new)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from sammy_desktop.config import Settings
+from sammy_desktop.config import Settings, TalkMode
 from sammy_desktop.core.events import (
     AgentState,
     ConnectionResting,
@@ -179,3 +179,18 @@ async def test_without_a_resumption_handle_it_stays_connected(
         await h.say(speech(0.2))
         await h.events.wait_for(TurnStats)
         await _rest(h, clock, readies=2)
+
+
+async def test_hands_free_never_rests(core_harness: HarnessFactory) -> None:
+    clock = ManualScheduler()
+    settings = Settings(talk_mode=TalkMode.HANDS_FREE)
+    scenario = _scenario(OnText(contains="hello"))
+    async with core_harness(scenario, core_scheduler=clock, settings=settings) as h:
+        await h.ready()
+        assert h.core.send_text("hello")
+        await h.events.wait_for(TurnStats)
+        await h.events.wait_state(AgentState.READY, count=2)
+        assert h.core.resumption_handle is not None
+        clock.advance(REST_S * 4)
+        assert _state(h) is AgentState.READY
+        assert not h.events.of(ConnectionResting)
