@@ -582,6 +582,9 @@ class MicModeResult:
     key_to_first_block_ms: list[float] = field(default_factory=list)
     key_to_cue_ms: list[float] = field(default_factory=list)
     lost_ms: list[float] = field(default_factory=list)
+    onset_ms: list[float] = field(default_factory=list)
+    """Where the tone began in each turn's audio (always ready: after the 300 ms pre-roll,
+    plus the feeder's own latency)."""
     cpu_idle_pct: list[float] = field(default_factory=list)
 
 
@@ -611,9 +614,10 @@ def _mark_time(app: LineProcess, mark: str, after: int) -> float:
     raise BenchError(f"no {mark!r} line")
 
 
-def _received_tone_ms(events: list[dict[str, object]]) -> list[float]:
-    """Per turn, how much of the test tone the simulator received: first to last loud sample."""
-    spans: list[float] = []
+def _received_tone_ms(events: list[dict[str, object]]) -> list[tuple[float, float]]:
+    """Per turn, how much of the test tone the simulator received (first to last loud
+    sample) and where in the turn's audio it began, both in ms."""
+    spans: list[tuple[float, float]] = []
     position = 0
     first = last = -1
     in_turn = False
@@ -629,7 +633,10 @@ def _received_tone_ms(events: list[dict[str, object]]) -> list[float]:
             position += int(event.get("samples", 0))  # type: ignore[call-overload]
         elif kind == "activity_end" and in_turn:
             in_turn = False
-            spans.append((last - first) / 16000 * 1000 if first >= 0 else 0.0)
+            if first >= 0:
+                spans.append(((last - first) / 16, first / 16))
+            else:
+                spans.append((0.0, float("nan")))
     return spans
 
 
@@ -678,9 +685,9 @@ def mic_start(workdir: Path, *, rounds: int, idle_s: float) -> MicResult:
                             app.wait_for(RESTING, timeout=REST_AFTER_S + 30)
                             time.sleep(1.0)
                             resting = [_cpu_pct(app, 1.0) for _ in range(max(1, round(idle_s)))]
-                result.lost_ms = [
-                    max(0.0, MIC_TONE_S * 1000 - span) for span in _received_tone_ms(sim.events)
-                ]
+                received = _received_tone_ms(sim.events)
+                result.lost_ms = [max(0.0, MIC_TONE_S * 1000 - span) for span, _ in received]
+                result.onset_ms = [onset for _, onset in received]
     finally:
         keyboard.close()
     return MicResult(results, resting)

@@ -21,10 +21,13 @@ window, as from a keyboard, without spawning a process per key), and onset detec
 
 from __future__ import annotations
 
+import array
 import contextlib
 import ctypes
 import ctypes.util
+import fcntl
 import subprocess
+import termios
 import threading
 import time
 import wave
@@ -370,6 +373,13 @@ class ToneFeeder:
             ],
             stdin=subprocess.PIPE,
         )
+        # Feed only once pacat's stream is on the server: what is written before then
+        # would wait in the pipe and delay the tone by as much from then on.
+        deadline = time.monotonic() + 10
+        while f'application.process.id = "{self._proc.pid}"' not in pactl("list", "sink-inputs"):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the tone feeder's pacat never connected")
+            time.sleep(0.01)
         self._thread = threading.Thread(target=self._feed, name="bench-tone-feeder", daemon=True)
         self._thread.start()
 
@@ -384,16 +394,24 @@ class ToneFeeder:
         assert self._proc.stdin is not None
         silence = np.zeros(self._chunk, np.int16)
         tick = time.monotonic()
+        pending = array.array("i", [0])
         while not self._stop.is_set():
             with self._lock:
                 part = self._tone[self._position : self._position + self._chunk]
                 self._position += len(part)
-            chunk = np.concatenate([part, silence[len(part) :]]) if len(part) else silence
-            try:
-                self._proc.stdin.write(chunk.tobytes())
-                self._proc.stdin.flush()
-            except (BrokenPipeError, ValueError):
-                return
+            # Silence only while the pipe is empty: pacat and the null sink do not run on
+            # exactly this clock, and a pipe that fills (64 KiB, 0.7 s here) would delay the
+            # tone by as much.
+            fcntl.ioctl(self._proc.stdin.fileno(), termios.FIONREAD, pending)
+            if not len(part) and pending[0] >= self._chunk * 2:
+                part = None
+            if part is not None:
+                chunk = np.concatenate([part, silence[len(part) :]]) if len(part) else silence
+                try:
+                    self._proc.stdin.write(chunk.tobytes())
+                    self._proc.stdin.flush()
+                except (BrokenPipeError, ValueError):
+                    return
             tick += self.CHUNK_S
             time.sleep(max(0.0, tick - time.monotonic()))
 
