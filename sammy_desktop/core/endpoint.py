@@ -9,6 +9,9 @@ reached with ``SAMMY_API_VERSION`` or the ``api_version`` setting.
 The endpoint itself is Google's unless ``--api-base-url``, ``SAMMY_API_BASE_URL`` or the
 settings say otherwise (:func:`resolve_api_base_url`). A private CA is trusted through
 ``SSL_CERT_FILE`` or an explicit ``ssl.SSLContext``.
+
+What the SDK then dials (the websocket address, its headers, its TLS arguments) is
+:func:`live_dial`'s, the one place that reads the SDK's private attributes for it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from __future__ import annotations
 import os
 import ssl
 from collections.abc import Callable, Mapping
-from typing import Final
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from sammy_desktop.config import Settings
 from sammy_desktop.core.ports import ClientFactory
@@ -26,7 +30,9 @@ __all__ = [
     "API_BASE_URL_ENV",
     "API_VERSION_ENV",
     "DEFAULT_API_VERSION",
+    "LiveDial",
     "client_options",
+    "live_dial",
     "live_url",
     "make_client_factory",
     "resolve_api_base_url",
@@ -125,10 +131,47 @@ def make_client_factory(
     return factory
 
 
-def live_url(client: genai.Client) -> str:
-    """The websocket address the SDK connects ``client`` to (as ``live.connect`` builds it)."""
-    # The SDK's own URL builder, so the address is exactly the one it would dial.
+@dataclass(frozen=True, slots=True)
+class LiveDial:
+    """What the SDK dials for a Live session of a client, as ``AsyncLive.connect`` does.
+
+    Attributes:
+        url: the websocket address, with the API version in its path.
+        headers: the HTTP headers of the upgrade; they carry ``x-goog-api-key`` (C2), so
+            they are left out of the repr.
+        tls: the keyword arguments of ``websockets``' ``connect`` for TLS (``ssl``: the
+            SDK's context, which honours ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``).
+    """
+
+    url: str
+    headers: Mapping[str, str] = field(repr=False)
+    tls: Mapping[str, Any]
+
+
+def live_dial(client: genai.Client) -> LiveDial:
+    """What the SDK would dial to connect ``client`` (:class:`LiveDial`).
+
+    Read from the SDK's own parts (its URL builder, its HTTP options, its websocket TLS
+    arguments), so it is exactly what ``client.aio.live.connect`` opens; a Live config of
+    the app sets no ``http_options`` of its own, so the client's are the session's.
+    """
     api_client = client.aio.live._api_client
+    options = api_client._http_options
     base = str(api_client._websocket_base_url())
-    version = api_client._http_options.api_version
-    return f"{base}/ws/google.ai.generativelanguage.{version}.GenerativeService.BidiGenerateContent"
+    method = "BidiGenerateContent"
+    url = f"{base}/ws/google.ai.generativelanguage.{options.api_version}.GenerativeService.{method}"
+    tls = dict(getattr(api_client, "_websocket_ssl_ctx", None) or {})
+    if "ssl" not in tls:
+        # As the SDK builds it, for a version that keeps no context of its own.
+        import certifi
+
+        tls["ssl"] = ssl.create_default_context(
+            cafile=os.environ.get("SSL_CERT_FILE", certifi.where()),
+            capath=os.environ.get("SSL_CERT_DIR"),
+        )
+    return LiveDial(url=url, headers=dict(options.headers or {}), tls=tls)
+
+
+def live_url(client: genai.Client) -> str:
+    """The websocket address the SDK connects ``client`` to (:attr:`LiveDial.url`)."""
+    return live_dial(client).url

@@ -8,6 +8,11 @@ close into one :class:`~sammy_desktop.core.failures.LiveConnectionError` (classi
 and reason in :mod:`sammy_desktop.core.failures`); every send failure becomes
 the same error. What to do about a lost connection is the agent core's business.
 
+What the handshake ended with is the connection's to tell: :class:`ConnectTimeout` when no
+answer came in time; after it, :attr:`LiveConnection.setup_complete` (whether the first frame
+was ``setupComplete``) and :attr:`LiveConnection.session_id`. ``sammy-desktop --check-live``
+puts each ending on the line it is about.
+
 Where the client connects is :mod:`sammy_desktop.core.endpoint`'s business; what it is set
 up with is :mod:`sammy_desktop.core.setup`'s.
 """
@@ -34,6 +39,7 @@ if TYPE_CHECKING:
     from google.genai.live import AsyncSession
 
 __all__ = [
+    "ConnectTimeout",
     "FailureKind",
     "LiveConnection",
     "LiveConnectionError",
@@ -55,6 +61,21 @@ class RealtimeKind(enum.StrEnum):
     """Bare ``realtime_input.text``: activity only while automatic activity detection is on."""
     TEXT_TURN = "text_turn"
     """A complete user turn of text, as ``client_content`` (docs/live-service.md S1, S2)."""
+
+
+class ConnectTimeout(LiveConnectionError):
+    """:meth:`LiveConnection.connect` had no answer within its timeout.
+
+    What did not come may be the websocket or the reply to the setup. Transient, as every
+    timeout; a caller that knows the websocket opens (``--check-live`` probes it first) can
+    blame the setup.
+    """
+
+    def __init__(self, timeout_s: float) -> None:
+        super().__init__(
+            FailureKind.TRANSIENT, None, f"no answer from the service within {timeout_s:g} s"
+        )
+        self.timeout_s = timeout_s
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +107,9 @@ class LiveConnection:
         self._connect_timeout_s = connect_timeout_s
         self._stack: contextlib.AsyncExitStack | None = None
         self._session: AsyncSession | None = None
+        self._setup_complete = False
         self.session_id: str | None = None
+        """The session id of the last ``setupComplete``, if it carried one."""
         self.malformed_frames = 0
         self.sent_context_update = False
 
@@ -95,12 +118,22 @@ class LiveConnection:
         """True between a successful :meth:`connect` and :meth:`close`."""
         return self._session is not None
 
+    @property
+    def setup_complete(self) -> bool:
+        """Whether the last :meth:`connect` was answered with ``setupComplete``.
+
+        The SDK takes any first frame as the end of the handshake; the connection goes on
+        either way (with a warning in the log), and this says which it was.
+        """
+        return self._setup_complete
+
     async def connect(self, config: types.LiveConnectConfig) -> None:
         """Open the websocket and complete the setup handshake within the timeout.
 
         Raises:
+            ConnectTimeout: the timeout ran out.
             LiveConnectionError: the service refused (its close code decides the kind), or
-                the endpoint could not be reached or trusted, or the timeout ran out.
+                the endpoint could not be reached or trusted.
         """
         if self._session is not None:
             raise RuntimeError("LiveConnection.connect() called twice without close()")
@@ -112,11 +145,7 @@ class LiveConnection:
                 )
         except TimeoutError:
             await stack.aclose()
-            raise LiveConnectionError(
-                FailureKind.TRANSIENT,
-                None,
-                f"no answer from the service within {self._connect_timeout_s:g} s",
-            ) from None
+            raise ConnectTimeout(self._connect_timeout_s) from None
         except errors.APIError as exc:
             await stack.aclose()
             raise LiveConnectionError.from_api_error(exc) from exc
@@ -140,6 +169,7 @@ class LiveConnection:
             _log.warning("the service's first frame was not setupComplete; continuing")
         self._stack = stack
         self._session = session
+        self._setup_complete = session.setup_complete is not None
         self.session_id = session.session_id
 
     async def close(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import ssl
 
 import pytest
 from google.genai import errors, types
@@ -10,10 +11,21 @@ from google.genai import errors, types
 from sammy_desktop.config import Settings, TalkMode, VadSensitivity
 from sammy_desktop.config.settings import DEFAULT_MODEL
 from sammy_desktop.core.backoff import ReconnectPolicy
-from sammy_desktop.core.endpoint import API_BASE_URL_ENV, make_client_factory, resolve_api_base_url
-from sammy_desktop.core.live import FailureKind, LiveConnection, LiveConnectionError
+from sammy_desktop.core.endpoint import (
+    API_BASE_URL_ENV,
+    live_dial,
+    make_client_factory,
+    resolve_api_base_url,
+)
+from sammy_desktop.core.live import (
+    ConnectTimeout,
+    FailureKind,
+    LiveConnection,
+    LiveConnectionError,
+)
 from sammy_desktop.core.setup import build_live_config
-from sammy_desktop.sim import LiveSimulator, Received, Scenario
+from sammy_desktop.sim import LiveSimulator, Received, Scenario, SetupRule
+from sammy_desktop.sim.profiles import GEMINI_38_LIVE
 from tests.core.conftest import API_KEY
 
 
@@ -138,3 +150,44 @@ async def test_untrusted_endpoint_is_a_configuration_error(
         assert caught.value.kind is FailureKind.CONFIGURATION
         assert "certificate" in caught.value.reason
         assert not connection.is_open
+
+
+async def test_the_handshake_says_what_it_ended_with(monkeypatch: pytest.MonkeyPatch) -> None:
+    """setupComplete and its session id after a connect; a timeout of its own kind without."""
+    unanswered = GEMINI_38_LIVE.with_changes(
+        unanswered_setup_fields=(SetupRule(("session_resumption",), why="test"),)
+    )
+    config = build_live_config(Settings(), [], talk_mode=TalkMode.PUSH_TO_TALK, resume_handle=None)
+    async with LiveSimulator(Scenario(), api_keys=(API_KEY,)) as sim:
+        monkeypatch.setenv("SSL_CERT_FILE", str(sim.ca_pem_path))
+        client = make_client_factory(lambda: API_KEY, base_url=sim.base_url)()
+        connection = LiveConnection(client, DEFAULT_MODEL, connect_timeout_s=5)
+        await connection.connect(config)
+        try:
+            assert connection.setup_complete
+            assert connection.session_id == "sim-session-1"
+        finally:
+            await connection.close()
+            await client.aio.aclose()
+    async with LiveSimulator(Scenario(), api_keys=(API_KEY,), profile=unanswered) as sim:
+        monkeypatch.setenv("SSL_CERT_FILE", str(sim.ca_pem_path))
+        client = make_client_factory(lambda: API_KEY, base_url=sim.base_url)()
+        connection = LiveConnection(client, "gemini-3.8-live", connect_timeout_s=0.5)
+        with pytest.raises(ConnectTimeout) as caught:
+            await connection.connect(config)
+        await client.aio.aclose()
+    assert caught.value.kind is FailureKind.TRANSIENT and caught.value.code is None
+    assert caught.value.reason == "no answer from the service within 0.5 s"
+    assert not connection.is_open
+
+
+def test_what_the_sdk_dials_is_read_in_one_place() -> None:
+    client = make_client_factory(lambda: API_KEY, base_url="https://gateway.example")()
+    dial = live_dial(client)
+    assert dial.url == (
+        "wss://gateway.example/ws/google.ai.generativelanguage.v1beta."
+        "GenerativeService.BidiGenerateContent"
+    )
+    assert dial.headers["x-goog-api-key"] == API_KEY
+    assert API_KEY not in repr(dial)
+    assert isinstance(dial.tls["ssl"], ssl.SSLContext)
