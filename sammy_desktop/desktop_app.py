@@ -370,8 +370,7 @@ class DesktopApp:
         self.window.set_welcome(panel)
 
     def _stop_speaking(self) -> None:
-        if self.audio is not None:
-            self.audio.playback.flush()
+        self.agent.stop_speaking()
 
     async def _start_audio(self) -> None:
         if self.audio is not None:

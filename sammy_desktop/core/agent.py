@@ -345,6 +345,18 @@ class AgentCore:
         """
         return self._conversation.send_text(text)
 
+    def stop_speaking(self) -> bool:
+        """Silence the answer for good (Esc, Stop speaking): nothing more of it is played.
+
+        In push-to-talk the service is told as well, so it stops generating (an
+        activityStart, the interruption it understands); the transcript marks the answer
+        stopped (``AnswerStopped``).
+
+        Returns:
+            False when nothing was being answered.
+        """
+        return self._conversation.stop_answer()
+
     def on_playback_drained(self) -> None:
         """The audio sink finished playing everything queued (the app wires PlaybackDrained)."""
         self._conversation.on_playback_drained()

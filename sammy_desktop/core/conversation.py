@@ -6,6 +6,13 @@ content (interrupted, transcriptions, the model's audio and text, turnComplete) 
 transcript lines, playback and state changes. Push-to-talk brackets each turn with
 activityStart / activityEnd; hands-free leaves turn detection to the service and follows
 its transcription and its answers. It never touches the connection itself.
+
+Stopping an answer (Esc, Stop speaking, a talk press over it) silences it for good: playback
+is flushed and whatever of it still arrives is dropped. In push-to-talk the service is told
+with an activityStart, the interruption it understands (docs/live-service.md S8); that
+activity stays open and the next turn carries on in it (its activityEnd closes it), or an
+activityEnd closes it before typed text. Hands-free has no client interruption, so there
+the rest of the answer is only dropped.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from sammy_desktop.config import TalkMode
 from sammy_desktop.core.events import (
     AgentState,
     AnswerInterrupted,
+    AnswerStopped,
     CodeExecuted,
     GroundingSourcesFound,
 )
@@ -74,6 +82,8 @@ class Conversation:
         self._text_kind = text_kind
         self._talking = False  # push-to-talk held (or, hands-free, the mic is live)
         self._mic_open = True
+        # An activityStart sent to stop an answer, with no activityEnd yet (push-to-talk).
+        self._activity_open = False
         # After a replay: the service transcribes the re-sent question again, late (R2), up
         # to the turnComplete of its answer. That copy is in the transcript already.
         self._skip_replayed_transcription = False
@@ -94,6 +104,7 @@ class Conversation:
         """A new session: no turn, nobody talking (the talk mode stays)."""
         self._talking = False
         self._mic_open = True
+        self._activity_open = False
         self._skip_replayed_transcription = False
         self._generations.reset()
         self._turns.reset()
@@ -120,6 +131,7 @@ class Conversation:
             return False
         if self._talk_mode is TalkMode.HANDS_FREE:
             self._mic_open = True
+            self._cut_in()  # a talk press over the answer silences it, as in push-to-talk
             if pre_roll:
                 self._outbox.put(RealtimeInput(RealtimeKind.AUDIO, audio=pre_roll))
             return True
@@ -129,7 +141,10 @@ class Conversation:
         self._watchdog.cancel()
         self._cut_in()
         self._new_turn()
-        self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_START))
+        if self._activity_open:
+            self._activity_open = False  # the stop's activityStart opened this turn already
+        else:
+            self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_START))
         if pre_roll:
             self._outbox.put(RealtimeInput(RealtimeKind.AUDIO, audio=pre_roll))
         if self._state.state.is_connected:
@@ -188,8 +203,9 @@ class Conversation:
         self._cut_in()
         self._new_turn()
         self._turns.set_user_line(text)
+        self._close_open_activity()
         self._outbox.put(RealtimeInput(self._text_kind(), text=text))
-        self._turns.speech_ended()
+        self._turns.speech_ended(spoken=False)
         self._watchdog.arm()
         if self._state.state.is_connected:
             self._state.set(AgentState.THINKING, "text sent")
@@ -197,18 +213,57 @@ class Conversation:
 
     def send_notice(self, text: str) -> None:
         """Text for the model that is not the person speaking (a nudge, an announcement)."""
+        self._close_open_activity()
         self._outbox.put(RealtimeInput(self._text_kind(), text=text))
 
-    def _cut_in(self) -> None:
+    def stop_answer(self) -> bool:
+        """The person silences the answer (Esc, Stop speaking), for good.
+
+        The service is told where it can be (see the module docstring). False when nothing
+        was answering.
+        """
+        if self._talking:
+            return False  # the talk press already cut the answer
+        stopped = self._cut_in()
+        if not stopped:
+            return False
+        told = False
+        if (
+            self._talk_mode is TalkMode.PUSH_TO_TALK
+            and not self._activity_open
+            and self._state.state.is_connected
+        ):
+            self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_START))
+            self._activity_open = True
+            told = True
+        self._watchdog.cancel()
+        self._turns.finish_pending_user_line()
+        self._turns.complete()
+        self._outbox.confirm()  # the stopped turn is over: nothing of it is asked again
+        self._bus.emit(AnswerStopped(turn_id=self._turns.turn.turn_id, service_told=told))
+        if self._state.state in (AgentState.THINKING, AgentState.ASSISTANT_SPEAKING):
+            self._state.set(AgentState.READY, "answer stopped")
+        return True
+
+    def _close_open_activity(self) -> None:
+        """Typed text or a notice after a stop: the stop's activity ends first."""
+        if self._activity_open and self._talk_mode is TalkMode.PUSH_TO_TALK:
+            self._activity_open = False
+            self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_END))
+
+    def _cut_in(self) -> bool:
         """The person starts a turn over the answer: silence it now, for good.
 
         The service's "interrupted" follows, then (R1) the cut answer's turnComplete, which
         must not close the new turn; what is still on its way of the old answer is dropped.
+        True when there was an answer to cut.
         """
         cut = self._generations.supersede()
         if cut or self._sink.is_playing or self._state.state is AgentState.ASSISTANT_SPEAKING:
             self._sink.flush()
             self._turns.finish_assistant_line(interrupted=True)
+            return True
+        return False
 
     # ------------------------------------------------------------------ the service
 

@@ -23,6 +23,7 @@ __all__ = [
     "AgentState",
     "AnnouncementsDelivered",
     "AnswerInterrupted",
+    "AnswerStopped",
     "CodeExecuted",
     "ConnectionLost",
     "ConnectionResting",
@@ -156,8 +157,10 @@ class TurnStats(Event):
 
     Attributes:
         turn_id: the turn these numbers belong to.
-        first_audio_ms: from the end of the person's speech to the first model audio, or
-            None when the model answered without audio.
+        first_audio_ms: from the end of the person's speech to the first model audio of the
+            turn, less the time the model waited for tools (and the person's approvals); None
+            for a turn without speech (typed) or without audio, and when the audio came
+            before the speech ended (leftovers of a cut answer).
         tool_ms: total time spent running tools for this turn.
         tool_calls: how many tool calls the turn made.
         reconnects: reconnections that happened during the turn.
@@ -401,6 +404,23 @@ class AnswerInterrupted(Event):
     """The service said the answer of ``turn_id`` was interrupted (barge-in)."""
 
     turn_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerStopped(Event):
+    """The person silenced the answer of ``turn_id``: nothing more of it is played.
+
+    Esc or the tray's Stop speaking; a talk press over the answer cuts it too.
+
+    Attributes:
+        turn_id: the turn whose answer was stopped.
+        service_told: the service was asked to stop generating too (push-to-talk sends it
+            an activityStart, the interruption it understands; hands-free has no such
+            signal, so the rest of the answer is dropped as it arrives).
+    """
+
+    turn_id: int
+    service_told: bool
 
 
 @dataclass(frozen=True, slots=True)

@@ -156,7 +156,9 @@ class ToolCallRouter:
         if first_answers and turn_id == self._turns.turn.turn_id:
             # The first answer is what the model waited for; a stream's later ones come
             # on their own (a timer ending), so only this one counts as tool time.
-            self._turns.turn.tool_ms += (self._clock() - started) * 1000 * len(first_answers)
+            waited_ms = (self._clock() - started) * 1000
+            self._turns.turn.tool_ms += waited_ms * len(first_answers)
+            self._turns.tools_waited(waited_ms)
         self._bus.emit(
             ToolAnswersSent(
                 answers=tuple(

@@ -29,9 +29,14 @@ class Turn:
         user_text: the person's words so far (concatenated transcription pieces).
         assistant_text: the model's words so far.
         user_final: the person's line has been written to the transcript.
-        speech_ended_at: when the person finished speaking (monotonic seconds).
+        speech_ended_at: when the person finished their turn (monotonic seconds): speech
+            ended, text sent, or (hands-free, nothing transcribed) the answer began.
+        spoken_end_at: when the person's *speech* ended, as heard (talk released, the last
+            words transcribed); None for a typed turn. The latency counts from here.
         first_audio_at: when the first model audio of the answer arrived.
         tool_ms: time spent answering tool calls, in milliseconds.
+        tool_wait_ms: of the wait for the first audio, the time the model spent waiting
+            for tool answers (a tool running, the person approving it).
         tool_calls: number of tool calls made.
         reconnects: reconnections during this turn.
         prompt_tokens: input tokens reported for this turn.
@@ -46,8 +51,10 @@ class Turn:
     assistant_text: str = ""
     user_final: bool = False
     speech_ended_at: float | None = None
+    spoken_end_at: float | None = None
     first_audio_at: float | None = None
     tool_ms: float = 0.0
+    tool_wait_ms: float = 0.0
     tool_calls: int = 0
     reconnects: int = 0
     prompt_tokens: int = 0
@@ -64,8 +71,10 @@ class Turn:
     def stats(self) -> TurnStats:
         """The numbers for the ``TurnStats`` event."""
         first_audio_ms = None
-        if self.first_audio_at is not None and self.speech_ended_at is not None:
-            first_audio_ms = max(0.0, (self.first_audio_at - self.speech_ended_at) * 1000)
+        spoken, heard = self.spoken_end_at, self.first_audio_at
+        if spoken is not None and heard is not None and heard >= spoken:
+            # What the person waited on the service for: not the tools, nor their own yes.
+            first_audio_ms = max(0.0, (heard - spoken) * 1000 - self.tool_wait_ms)
         return TurnStats(
             turn_id=self.turn_id,
             first_audio_ms=first_audio_ms,
@@ -195,9 +204,23 @@ class TurnTracker:
         turn.first_audio_at = self._clock()
         return True
 
-    def speech_ended(self) -> None:
-        """The person finished speaking (talk released, text sent, speech end heard)."""
-        self._turn.speech_ended_at = self._clock()
+    def speech_ended(self, *, spoken: bool = True) -> None:
+        """The person finished their turn.
+
+        Speech ended (talk released, the last words heard), or, with ``spoken=False``,
+        typed text was sent.
+        """
+        now = self._clock()
+        self._turn.speech_ended_at = now
+        self._turn.spoken_end_at = now if spoken else None
+
+    def tools_waited(self, milliseconds: float) -> None:
+        """The model waited this long for tool answers.
+
+        Before the answer's first audio, that is not the service's latency.
+        """
+        if self._turn.first_audio_at is None:
+            self._turn.tool_wait_ms += milliseconds
 
     def complete(self) -> TurnStats | None:
         """The answer is complete: the stats, emitted once (None when already completed)."""

@@ -30,6 +30,7 @@ from sammy_desktop.audio.events import (
     StreamRecovered,
 )
 from sammy_desktop.core.events import (
+    AnswerStopped,
     CodeExecuted,
     ConnectionLost,
     ConnectionResting,
@@ -91,6 +92,7 @@ class EventBridge(QObject):
     grounding_sources_found = Signal(GroundingSourcesFound)
     connection_resting = Signal(ConnectionResting)
     code_executed = Signal(CodeExecuted)
+    answer_stopped = Signal(AnswerStopped)
     """The model ran code on the service's side, or its result came (the transcript's card)."""
     # -- tools --------------------------------------------------------------------------
     tool_call_started = Signal(ToolCallStarted)
@@ -142,6 +144,7 @@ class EventBridge(QObject):
             ToolsChanged: self.tools_changed,
             GroundingSourcesFound: self.grounding_sources_found,
             CodeExecuted: self.code_executed,
+            AnswerStopped: self.answer_stopped,
             ToolCallStarted: self.tool_call_started,
             ToolCallProgress: self.tool_call_progress,
             ToolCallFinished: self.tool_call_finished,

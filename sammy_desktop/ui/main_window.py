@@ -94,7 +94,8 @@ class MainWindow(QMainWindow):
         welcome: a first-run panel shown instead of the transcript until
             :meth:`show_conversation`.
         play_sound: plays a short sound by name (``listen_start``, ``listen_stop``).
-        stop_speaking: silences the assistant now (Esc); the app wires playback's flush.
+        stop_speaking: silences the assistant's answer for good (Esc, the tray's Stop
+            speaking); the app wires the agent's ``stop_speaking``.
         geometry_file: where the window's size and position are kept between runs.
         confirmations: the tool layer's confirmation port; its questions show on the
             window's sheet.
@@ -381,6 +382,7 @@ class MainWindow(QMainWindow):
 
         transcript = self.transcript
         bridge.transcript_updated.connect(transcript.update_line)
+        bridge.answer_stopped.connect(transcript.mark_stopped)
         bridge.tool_call_started.connect(transcript.add_tool_call)
         bridge.tool_call_progress.connect(transcript.progress_tool_call)
         bridge.tool_call_finished.connect(transcript.finish_tool_call)
@@ -493,13 +495,18 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ window events
 
+    def stop_speaking(self) -> None:
+        """Silence the assistant's answer for good (Esc, the tray's Stop speaking)."""
+        if self._stop_speaking is not None:
+            self._stop_speaking()
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Esc denies an open question, or else stops the assistant speaking."""
         if event.key() == Qt.Key.Key_Escape:
             if self.confirmation_sheet.current is not None:
                 self.confirmation_sheet.deny()
-            elif self._stop_speaking is not None:
-                self._stop_speaking()
+            else:
+                self.stop_speaking()
             event.accept()
             return
         super().keyPressEvent(event)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from sammy_desktop.audio.events import MicrophoneInUse
 from sammy_desktop.core.events import Reconnected, SessionStarted, TurnStats, UsageUpdated
 
-__all__ = ["MicMark", "StatusLine"]
+__all__ = ["MicMark", "StatusLine", "format_latency"]
 
 
 class MicMark(QLabel):
@@ -48,7 +48,7 @@ class MicMark(QLabel):
 
 
 class StatusLine(QLabel):
-    """``last turn 410 ms · reconnects 1``, following the core's events.
+    """``answered in 410 ms · reconnects 1``, following the core's events.
 
     Args:
         parent: the Qt parent.
@@ -85,9 +85,12 @@ class StatusLine(QLabel):
         self._show()
 
     def on_turn_stats(self, event: TurnStats) -> None:
-        """Show how long the last answer took to start (an answer without audio keeps it)."""
-        if event.first_audio_ms is not None:
-            self._last_turn_ms = event.first_audio_ms
+        """Show how long the last answer took to start after the person stopped speaking.
+
+        A turn without a figure (typed, or answered without audio) shows none: the line
+        never shows another turn's number as the last one's.
+        """
+        self._last_turn_ms = event.first_audio_ms
         self._show()
 
     def on_usage_updated(self, event: UsageUpdated) -> None:
@@ -95,5 +98,15 @@ class StatusLine(QLabel):
         self.setToolTip(f"{event.session_total} tokens used in this conversation")
 
     def _show(self) -> None:
-        latency = "—" if self._last_turn_ms is None else f"{self._last_turn_ms:.0f} ms"
-        self.setText(f"last turn {latency}   ·   reconnects {self._reconnects}")
+        parts = []
+        if self._last_turn_ms is not None:
+            parts.append(f"answered in {format_latency(self._last_turn_ms)}")
+        parts.append(f"reconnects {self._reconnects}")
+        self.setText("   ·   ".join(parts))
+
+
+def format_latency(milliseconds: float) -> str:
+    """``410 ms`` below a second, ``1.4 s`` from one second on."""
+    if milliseconds < 1000:
+        return f"{milliseconds:.0f} ms"
+    return f"{milliseconds / 1000:.1f} s"

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from sammy_desktop.core.events import (
+    AnswerStopped,
     CodeExecuted,
     GroundingSourcesFound,
     Speaker,
@@ -109,7 +110,10 @@ class MessageRow(QWidget):
             row.addWidget(self.bubble)
             row.addStretch(1)
         layout.addLayout(row)
+        self._layout = layout
         self._final = False
+        self.stopped_label: QLabel | None = None
+        """"Stopped" under an answer the person silenced (None until then)."""
 
     @property
     def text(self) -> str:
@@ -120,6 +124,17 @@ class MessageRow(QWidget):
     def final(self) -> bool:
         """Whether the line is complete."""
         return self._final
+
+    def mark_stopped(self) -> None:
+        """Say under the bubble that the person stopped this answer."""
+        if self.stopped_label is not None:
+            return
+        label = QLabel("Stopped", self)
+        label.setObjectName("systemLine")  # quiet, not bold like a speaker's name
+        label.setAccessibleName("You stopped this answer")
+        self._layout.addWidget(label)
+        label.show()  # a child added after its row is shown stays hidden otherwise
+        self.stopped_label = label
 
     def set_text(self, text: str, *, final: bool) -> None:
         """Replace the text; partial text is drawn lighter."""
@@ -243,6 +258,12 @@ class TranscriptView(QScrollArea):
                 for card in self._code_cards:
                     if card.turn_id == event.turn_id:
                         card.no_result()
+
+    def mark_stopped(self, event: AnswerStopped) -> None:
+        """The person silenced an answer: its bubble says so."""
+        row = self._lines.get((event.turn_id, Speaker.ASSISTANT))
+        if row is not None:
+            row.mark_stopped()
 
     def add_tool_call(self, event: ToolCallStarted) -> ToolCard:
         """Show a card for a call that just started."""

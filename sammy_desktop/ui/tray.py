@@ -65,15 +65,19 @@ class TrayIcon(QObject):
         self.show_action = QAction("Hide Sammy", self.menu)
         self.talk_action = QAction("Talk", self.menu)
         self.talk_action.setCheckable(True)
+        self.stop_action = QAction("Stop speaking", self.menu)
+        self.stop_action.setEnabled(False)
         self.quit_action = QAction("Quit", self.menu)
         self.menu.addAction(self.show_action)
         self.menu.addAction(self.talk_action)
+        self.menu.addAction(self.stop_action)
         self.menu.addSeparator()
         self.menu.addAction(self.quit_action)
         self.icon.setContextMenu(self.menu)
 
         self.show_action.triggered.connect(self.toggle_window)
         self.talk_action.triggered.connect(self.toggle_talk)
+        self.stop_action.triggered.connect(window.stop_speaking)
         self.quit_action.triggered.connect(on_quit)
         self.icon.activated.connect(self._on_activated)
         self.menu.aboutToShow.connect(self._refresh_menu)
@@ -135,6 +139,7 @@ class TrayIcon(QObject):
     def on_state_changed(self, event: StateChanged) -> None:
         """Recolour the icon and say the state in its tooltip."""
         self._state = event.new
+        self.stop_action.setEnabled(event.new is AgentState.ASSISTANT_SPEAKING)
         self.icon.setIcon(self._assets.app_icon(_VARIANTS.get(event.new, "tray-idle")))
         self._show_tooltip()
 

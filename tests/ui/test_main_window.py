@@ -219,7 +219,7 @@ def test_reconnect_banner_and_counter(window: MainWindow, bus: EventBus) -> None
             total_tokens=2,
         )
     )
-    assert "last turn 410 ms" in window.status_line.text()
+    assert "answered in 410 ms" in window.status_line.text()
     assert "reconnects 1" in window.status_line.text()
 
 

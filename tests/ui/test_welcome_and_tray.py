@@ -132,3 +132,19 @@ def test_window_geometry_is_remembered(make_window: MakeWindow, tmp_path: Path) 
     assert geometry.is_file()
     second = make_window(geometry_file=geometry)
     assert (second.width(), second.height()) == (500, 720)
+
+
+def test_the_trays_stop_speaking_is_offered_while_sammy_speaks_and_stops_it(
+    bridge: EventBridge, agent: FakeAgent, make_window: MakeWindow
+) -> None:
+    stops: list[bool] = []
+    window = make_window(stop_speaking=lambda: stops.append(True))
+    tray = TrayIcon(window, bridge, on_quit=lambda: None)
+    assert not tray.stop_action.isEnabled()
+    agent.move_to(AgentState.READY)
+    agent.move_to(AgentState.ASSISTANT_SPEAKING)
+    assert tray.stop_action.isEnabled()
+    tray.stop_action.trigger()
+    assert stops == [True]
+    agent.move_to(AgentState.READY)
+    assert not tray.stop_action.isEnabled()
