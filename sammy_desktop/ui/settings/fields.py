@@ -4,6 +4,10 @@
 for an enum, a number box with the model's limits for an int, a text box for a string)
 and labels it with the field's ``title`` and ``description``. A :class:`FieldCard` shows
 a refused value on the field itself: a red edge and a sentence naming the field.
+
+A list, a number box or a slider takes the mouse wheel only while it has the keyboard
+focus (:class:`WheelGuard`): scrolling a page past one must scroll the page, not pick the
+next voice and save it.
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ from typing import Any, Final
 
 from annotated_types import Ge, Le, MaxLen
 from pydantic.fields import FieldInfo
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import (
+    QAbstractSlider,
+    QAbstractSpinBox,
     QComboBox,
     QFrame,
     QHBoxLayout,
@@ -29,13 +35,56 @@ from PySide6.QtWidgets import (
 
 from sammy_desktop.ui.painted import ToggleSwitch
 
-__all__ = ["Apply", "FieldCard", "build_editor", "can_edit", "enum_label", "text_box"]
+__all__ = [
+    "Apply",
+    "FieldCard",
+    "WheelGuard",
+    "build_editor",
+    "can_edit",
+    "enum_label",
+    "text_box",
+]
 
 _LONG_TEXT_CHARS: Final = 5000
 _TEXT_DEBOUNCE_MS: Final = 700
 
 Apply = Callable[[Any], None]
 """Called with the editor's new value; the card's owner validates and saves it."""
+
+
+_WHEEL_EDITORS: Final = (QComboBox, QAbstractSpinBox, QAbstractSlider)
+"""The editors whose value the mouse wheel changes."""
+
+
+class WheelGuard(QObject):
+    """Lets lists, number boxes and sliders take the wheel only while they have the focus.
+
+    Unfocused, the wheel event is ignored by the editor and goes on to its parents, so the
+    page under it scrolls. The editors get their focus from a click or Tab only: a wheel
+    turned over them no longer gives it (which would let the next turn change the value).
+
+    Args:
+        parent: the Qt parent (the page whose editors it guards).
+    """
+
+    def guard(self, root: QWidget) -> None:
+        """Guard ``root`` and every list, number box and slider inside it (again is fine)."""
+        for widget in (root, *root.findChildren(QWidget)):
+            if isinstance(widget, _WHEEL_EDITORS):
+                widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+                widget.installEventFilter(self)  # installing twice keeps one
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """An unfocused editor lets the wheel through to the page."""
+        if (
+            event.type() == QEvent.Type.Wheel
+            and isinstance(watched, QWidget)
+            and not watched.hasFocus()
+        ):
+            # Ignored and filtered: Qt offers a spontaneous wheel event to the parents.
+            event.ignore()
+            return True
+        return False
 
 
 def enum_label(value: enum.Enum) -> str:

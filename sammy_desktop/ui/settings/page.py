@@ -7,6 +7,10 @@ Settings model (every field whose ``section`` is the page's title gets an editor
 page makes its own), and applies each change at once through
 :class:`~sammy_desktop.ui.settings_state.SettingsState`. A refused value is marked on its
 card with a sentence naming the field, and nothing changes.
+
+Every page scrolls with the mouse wheel wherever the pointer is: its lists, number boxes
+and sliders take the wheel only once focused (:class:`~.fields.WheelGuard`), the ones on
+cards as they are added and any other when the page shows.
 """
 
 from __future__ import annotations
@@ -14,11 +18,12 @@ from __future__ import annotations
 import logging
 from typing import Any, Final
 
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from sammy_desktop.config import Settings
 from sammy_desktop.config.store import SettingsError
-from sammy_desktop.ui.settings.fields import FieldCard, build_editor, can_edit
+from sammy_desktop.ui.settings.fields import FieldCard, WheelGuard, build_editor, can_edit
 from sammy_desktop.ui.settings_state import SettingsState
 
 __all__ = ["FieldsPage", "SettingsPage"]
@@ -54,6 +59,8 @@ class SettingsPage(QScrollArea):
         self.setObjectName("settingsPage")
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
+        self.wheel_guard = WheelGuard(self)
+        """Keeps the wheel for the page over unfocused lists and number boxes."""
         content = QWidget(self)
         content.setObjectName("settingsPageContent")
         column = QVBoxLayout(content)
@@ -69,6 +76,13 @@ class SettingsPage(QScrollArea):
         column.addLayout(self.body)
         column.addStretch(1)  # a short page starts at the top
         self.setWidget(content)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Guard every list and number box the page made, wherever it put them."""
+        super().showEvent(event)
+        content = self.widget()
+        if content is not None:
+            self.wheel_guard.guard(content)
 
     def add_group_title(self, text: str) -> None:
         """A small title over the cards that follow."""
@@ -130,6 +144,7 @@ class FieldsPage(SettingsPage):
         """A card for the setting ``name`` around a hand-made ``editor``."""
         info = Settings.model_fields[name]
         card = FieldCard(name, info.title or name, info.description or "", editor, inline=inline)
+        self.wheel_guard.guard(editor)
         self.body.addWidget(card)
         self.cards[name] = card
         return card
