@@ -47,6 +47,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from sammy_desktop.audio.events import MicrophoneInUse, PlaybackDrained
 from sammy_desktop.config import Settings
 from sammy_desktop.core.events import AgentState, SessionStarted, StateChanged
 from sammy_desktop.tools.events import ConfirmationRequested
@@ -376,6 +377,8 @@ class MainWindow(QMainWindow):
         bridge.microphone_listening.connect(talk.on_microphone_listening)
         bridge.microphone_unavailable.connect(talk.on_microphone_unavailable)
         bridge.microphone_in_use.connect(self.mic_mark.on_microphone_in_use)
+        bridge.microphone_in_use.connect(self.on_microphone_in_use)
+        bridge.playback_drained.connect(self.on_playback_drained)
         bridge.microphone_unavailable.connect(self.mic_notices.on_microphone_unavailable)
         bridge.microphone_listening.connect(self.mic_notices.on_microphone_listening)
         bridge.bluetooth_microphone.connect(self.mic_notices.on_bluetooth_microphone)
@@ -544,6 +547,15 @@ class MainWindow(QMainWindow):
     def on_state_changed(self, event: StateChanged) -> None:
         """The agent moved to a new state: the header's pill says so."""
         self.state_pill.set_state(event.new, event.reason)
+
+    def on_microphone_in_use(self, event: MicrophoneInUse) -> None:
+        """The microphone closed: its meter falls to the floor at once."""
+        if not event.in_use:
+            self.input_meter.fall_to_floor()
+
+    def on_playback_drained(self, _event: PlaybackDrained) -> None:
+        """Nothing plays any more: the speaker's meter falls to the floor at once."""
+        self.output_meter.fall_to_floor()
 
     def on_session_started(self, _event: SessionStarted) -> None:
         """A new conversation: "always this session" approvals are forgotten."""

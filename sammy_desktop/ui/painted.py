@@ -14,10 +14,27 @@ from PySide6.QtCore import Property, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QAbstractButton, QSizePolicy, QWidget
 
-__all__ = ["LevelMeter", "Spinner", "StateDot", "ToggleSwitch", "level_from_dbfs"]
+__all__ = [
+    "METER_FLOOR_DBFS",
+    "METER_QUIET_MS",
+    "LevelMeter",
+    "Spinner",
+    "StateDot",
+    "ToggleSwitch",
+    "level_from_dbfs",
+]
 
 METER_FLOOR_DBFS = -60.0
 """The level the meters show as empty: quieter than this reads as no sound at all."""
+
+METER_QUIET_MS = 250
+"""A meter that gets no level for this long falls to the floor: nothing plays or listens.
+
+Levels come about 30 times a second while a stream runs, so this is several missed ones.
+"""
+
+_FALL_STEP_MS = 33
+"""How often a falling meter takes its next step down (the rate levels come at)."""
 
 
 def level_from_dbfs(dbfs: float) -> float:
@@ -86,7 +103,12 @@ class StateDot(QWidget):
 
 
 class LevelMeter(QWidget):
-    """A thin rounded bar showing an audio level; decays smoothly between updates."""
+    """A thin rounded bar showing an audio level; decays smoothly between updates.
+
+    It never shows a level nobody is producing: when the stream stops or pauses
+    (:meth:`fall_to_floor`), or no level came for :data:`METER_QUIET_MS`, the bar falls to
+    the floor as it does in silence.
+    """
 
     trackColor = _color_property("_track")
     fillColor = _color_property("_fill")
@@ -96,6 +118,13 @@ class LevelMeter(QWidget):
         self._track = QColor("#f0f2f5")
         self._fill = QColor("#4f6bed")
         self._level = 0.0
+        self._quiet = QTimer(self)
+        self._quiet.setSingleShot(True)
+        self._quiet.setInterval(METER_QUIET_MS)
+        self._quiet.timeout.connect(self.fall_to_floor)
+        self._falling = QTimer(self)
+        self._falling.setInterval(_FALL_STEP_MS)
+        self._falling.timeout.connect(self._fall_step)
         self.setFixedHeight(6)
         self.setMinimumWidth(48)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
@@ -105,6 +134,11 @@ class LevelMeter(QWidget):
         """The level shown, 0..1."""
         return self._level
 
+    @property
+    def falling(self) -> bool:
+        """Whether the bar is on its way down to the floor with no level coming."""
+        return self._falling.isActive()
+
     def set_dbfs(self, dbfs: float) -> None:
         """Show a new level; a drop is eased so the bar does not flicker.
 
@@ -112,9 +146,30 @@ class LevelMeter(QWidget):
         changes: levels arrive 30 times a second, and most of them, in a quiet room or
         at a steady level, would redraw the same pixels.
         """
+        self._falling.stop()
+        self._show(dbfs)
+        if self._level > 0.0:
+            self._quiet.start()  # no next level in time: the stream went quiet
+        else:
+            self._quiet.stop()
+
+    def fall_to_floor(self) -> None:
+        """The stream stopped or paused: the bar eases down to empty, as in silence."""
+        self._quiet.stop()
+        if self._level > 0.0:
+            self._falling.start()
+
+    def _fall_step(self) -> None:
+        self._show(METER_FLOOR_DBFS)
+        if self._level <= 0.0:
+            self._falling.stop()
+
+    def _show(self, dbfs: float) -> None:
         target = level_from_dbfs(dbfs)
         shown = self._fill_width(), round(self._level * 100)
-        self._level = target if target >= self._level else max(target, self._level * 0.75)
+        level = target if target >= self._level else max(target, self._level * 0.75)
+        # Below what can be drawn the bar is empty: rest at 0 instead of dividing for ever.
+        self._level = level if level > 0.005 else 0.0
         percent = round(self._level * 100)
         if percent != shown[1]:
             self.setAccessibleDescription(f"{percent} percent")

@@ -1,14 +1,21 @@
-"""The level meter and the talk button's ring repaint only when what they show changes."""
+"""The level meter and the talk button's ring repaint only when what they show changes,
+and a meter nothing feeds any more falls to the floor instead of freezing."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
+from sammy_desktop.audio.events import AudioLevel, MicrophoneInUse, PlaybackDrained
+from sammy_desktop.eventbus import EventBus
 from sammy_desktop.ui.assets import Assets
-from sammy_desktop.ui.painted import LevelMeter
+from sammy_desktop.ui.painted import METER_QUIET_MS, LevelMeter, level_from_dbfs
 from sammy_desktop.ui.talk_button import TalkButton, TalkLook
+
+from .conftest import MakeWindow
 
 
 class PaintCounter(QObject):
@@ -78,3 +85,57 @@ def test_the_ring_repaints_only_while_it_moves(qtbot: QtBot) -> None:
     for _ in range(10):
         button.set_level_dbfs(-10.0)
     assert counter.settle() == moved
+
+
+def _falling(meter: LevelMeter) -> bool:
+    return meter.falling  # read through a call, so mypy does not narrow it between steps
+
+
+def test_a_meter_no_level_reaches_falls_to_the_floor(qtbot: QtBot) -> None:
+    """The tour saw the speaker's meter lit beside an error: its last level, frozen."""
+    meter = LevelMeter()
+    qtbot.addWidget(meter)
+    meter.resize(200, 6)
+    meter.show()
+    qtbot.waitExposed(meter)
+    meter.set_dbfs(-6.0)
+    assert meter.level > 0.85
+    assert not _falling(meter), "a level just came: nothing to fall from yet"
+    # No further level: after METER_QUIET_MS it eases down on its own, to empty.
+    qtbot.waitUntil(lambda: meter.falling, timeout=METER_QUIET_MS * 4)
+    qtbot.waitUntil(lambda: meter.level == 0.0, timeout=3000)
+    assert not _falling(meter)
+    assert meter.accessibleDescription() == "0 percent"
+    # A level arriving while it falls takes over at once.
+    meter.set_dbfs(-30.0)
+    meter.fall_to_floor()
+    assert _falling(meter)
+    meter.set_dbfs(-20.0)
+    assert not _falling(meter)
+    assert meter.level == level_from_dbfs(-20.0)
+
+
+def test_the_window_meters_fall_when_the_streams_stop(
+    qtbot: QtBot, make_window: MakeWindow, bus: EventBus, test_output_dir: Path
+) -> None:
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    bus.emit(AudioLevel("input", -10.0))
+    bus.emit(AudioLevel("output", -10.0))
+    assert window.input_meter.level > 0.8
+    assert window.output_meter.level > 0.8
+    window.grab().save(str(test_output_dir / "meters-lit-while-the-streams-run.png"))
+    # The microphone closed after the turn: no waiting for the quiet time.
+    bus.emit(MicrophoneInUse(in_use=False))
+    assert _falling(window.input_meter)
+    assert not _falling(window.output_meter)
+    # The answer finished playing.
+    bus.emit(PlaybackDrained())
+    assert _falling(window.output_meter)
+    qtbot.waitUntil(
+        lambda: window.input_meter.level == 0.0 and window.output_meter.level == 0.0,
+        timeout=3000,
+    )
+    assert window.input_meter.accessibleDescription() == "0 percent"
+    window.grab().save(str(test_output_dir / "meters-fallen-after-the-streams-stopped.png"))
