@@ -412,6 +412,7 @@ class MainWindow(QMainWindow):
         bridge.device_fallback.connect(notices.on_device_fallback)
         bridge.stream_error.connect(notices.on_stream_error)
         bridge.stream_recovered.connect(notices.on_stream_recovered)
+        bridge.microphone_in_use.connect(notices.on_microphone_in_use)
 
         bridge.reconnected.connect(self.status_line.on_reconnected)
         bridge.turn_stats.connect(self.status_line.on_turn_stats)

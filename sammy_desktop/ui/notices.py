@@ -43,7 +43,12 @@ from sammy_desktop.ui.url_opener import open_folder_on_desktop
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QLabel
 
-    from sammy_desktop.audio.events import DeviceFallback, StreamError, StreamRecovered
+    from sammy_desktop.audio.events import (
+        DeviceFallback,
+        MicrophoneInUse,
+        StreamError,
+        StreamRecovered,
+    )
     from sammy_desktop.tools.events import (
         ContextShared,
         EndSessionRequested,
@@ -61,6 +66,11 @@ _SETTINGS_FOR_ERROR: Final = {
     ErrorKind.CONFIGURATION: SettingsSection.VOICE,
 }
 """The settings section that can fix an error of each kind (none for the others)."""
+
+_ERROR_OVER: Final = frozenset(
+    {AgentState.READY, AgentState.CONNECTING, AgentState.DISCONNECTED, AgentState.ENDED}
+)
+"""The states that end an error's banner: working again, trying again, or stopped."""
 
 _SHARED_WORDS: Final = {
     "time": "date and time",
@@ -154,12 +164,25 @@ class Notices(QObject):
     # ------------------------------------------------------------------ the conversation
 
     def on_state_changed(self, event: StateChanged) -> None:
-        """Connected again: the connection banner goes; ready again: so does an error."""
-        self._state = event.new
-        if can_talk(event.new):
+        """Each banner about the conversation goes once what it says is no longer so.
+
+        * "reconnecting": the conversation takes words again, or it has stopped (given up
+          with the final error, Disconnect, the key removed);
+        * "not connected": the conversation takes words again;
+        * the error: ready again, or the person starts again or stops (Connecting,
+          Disconnected, Session ended);
+        * "no answer came back": the person talks again, or the conversation has stopped.
+        """
+        new = event.new
+        self._state = new
+        if can_talk(new) or not new.is_running:
             self._banners.remove("connection")
-            if event.new is AgentState.READY:
-                self._banners.remove("error")
+        if can_talk(new):
+            self._banners.remove("not-connected")
+        if new in _ERROR_OVER:
+            self._banners.remove("error")
+        if new is AgentState.USER_SPEAKING or not new.is_running:
+            self._banners.remove("no-response")
 
     def on_session_started(self, _event: SessionStarted) -> None:
         """A new conversation, marked in a transcript that already has one."""
@@ -317,6 +340,15 @@ class Notices(QObject):
     def on_stream_recovered(self, event: StreamRecovered) -> None:
         """A device works again."""
         self._banners.remove(f"device-{event.direction}")
+
+    def on_microphone_in_use(self, event: MicrophoneInUse) -> None:
+        """The microphone's stream closed: nothing is "trying again" any more.
+
+        The next talk press opens it afresh and says so if it still fails.
+        """
+        banner = self._banners.banner("device-input")
+        if not event.in_use and banner is not None and banner.kind == "error":
+            self._banners.remove("device-input")
 
     def _show_device_banner(self, direction: str, kind: str, text: str) -> None:
         self._banners.show_banner(
