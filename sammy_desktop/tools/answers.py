@@ -171,8 +171,17 @@ def outcome_event(
     result: ToolResult[Any],
     payload: Mapping[str, Any],
     duration_s: float,
+    *,
+    definition: ToolDefinition[Any, Any] | None = None,
 ) -> ToolCallFinished | ToolCallFailed:
-    """The event that ends a call for the UI: finished for a success, failed otherwise."""
+    """The event that ends a call for the UI: finished for a success, failed otherwise.
+
+    It carries the tool's title and the result in a line for the person
+    (:meth:`ToolDefinition.summarize`); without a definition (an unknown tool) both come
+    from the name and the result.
+    """
+    title = definition.title if definition is not None else ""
+    summary = definition.summarize(result) if definition is not None else ""
     if result.ok:
         return ToolCallFinished(
             call_id=call_id,
@@ -180,6 +189,8 @@ def outcome_event(
             result=result,
             model_output=payload,
             duration_s=duration_s,
+            title=title,
+            summary=summary,
         )
     return ToolCallFailed(
         call_id=call_id,
@@ -189,4 +200,6 @@ def outcome_event(
         duration_s=duration_s,
         result=result,
         model_output=payload,
+        title=title,
+        summary=summary,
     )

@@ -45,6 +45,8 @@ class Confirmations:
         arguments: Mapping[str, Any],
         timeout_s: float,
         target: str | None = None,
+        title: str = "",
+        argument_titles: Mapping[str, str] | None = None,
     ) -> bool:
         """Ask ``prompt`` about the call; True only for an explicit yes within ``timeout_s``.
 
@@ -59,6 +61,8 @@ class Confirmations:
             arguments=arguments,
             timeout_s=timeout_s,
             target=target,
+            title=title,
+            argument_titles=dict(argument_titles or {}),
         )
         self._bus.emit(
             ConfirmationRequested(
@@ -69,6 +73,7 @@ class Confirmations:
                 timeout_s=timeout_s,
                 target=target,
                 token=request.token,
+                title=request.title,
             )
         )
         approved = False

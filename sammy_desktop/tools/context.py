@@ -19,6 +19,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from sammy_desktop.config import AppPaths, Settings
 from sammy_desktop.eventbus import Event, EventBus
+from sammy_desktop.tools.wording import title_from_name
 
 __all__ = [
     "AgentStateSnapshot",
@@ -89,6 +90,9 @@ class ConfirmationRequest:
         token: this question's own key, made by the app: what the dialog answers and
             withdraws by. Never the call id, which the service (or an injected prompt)
             chooses and may repeat.
+        title: the tool's title for the person ("Open a web page"); made from
+            ``tool_name`` when not given.
+        argument_titles: the human labels of the arguments that declare one.
     """
 
     call_id: str
@@ -98,6 +102,12 @@ class ConfirmationRequest:
     timeout_s: float
     target: str | None = None
     token: str = field(default_factory=lambda: secrets.token_hex(8))
+    title: str = ""
+    argument_titles: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.title:
+            object.__setattr__(self, "title", title_from_name(self.tool_name))
 
 
 @runtime_checkable

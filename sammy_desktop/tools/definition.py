@@ -11,6 +11,11 @@ input before the handler. ``to_model_output`` decides what the model is told, ap
 the UI shows. The Live API delivers a call's arguments whole, in one message, so tool2agent's
 ``onInputStart`` and ``onInputDelta`` would never fire here and are deliberately absent.
 
+What the person reads about a call is the definition's to say as well: its :attr:`title`
+("Open a web page"; a readable one from the name when none is given) and a one-line
+:attr:`summary` of each result ("Opened wikipedia.org"), which the tool events carry to the
+window. The model's answer is never shown to the person: it is written for the model.
+
 What the conversation history keeps of a call is the definition's to say too: a tool whose
 arguments or answers may hold private text (the clipboard's, often a password) declares
 ``private_arguments`` / ``private_output``, and the history records what they leave
@@ -37,6 +42,7 @@ from sammy_desktop.tools.kinds import ResponseScheduling, ToolBehavior, ToolCate
 from sammy_desktop.tools.live_schema import LiveConversion, convert_model
 from sammy_desktop.tools.results import ToolResult
 from sammy_desktop.tools.schema import parameters_schema
+from sammy_desktop.tools.wording import default_summary, title_from_name
 
 if typing.TYPE_CHECKING:
     from google.genai import types
@@ -44,6 +50,7 @@ if typing.TYPE_CHECKING:
 __all__ = [
     "CallHandler",
     "PrivateView",
+    "ResultSummary",
     "StreamHandler",
     "ToolDefinition",
     "ToolDefinitionError",
@@ -64,6 +71,11 @@ _log = logging.getLogger(__name__)
 
 # The Live API's rule for function names (FunctionDeclaration.name).
 _NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]{0,127}")
+
+ResultSummary: TypeAlias = Callable[[ToolResult[Any]], str | None]
+"""One line for the person about a result ("Timer for 5 minutes set"); None for the default."""
+
+_MAX_TITLE_CHARS: Final = 60
 
 PrivateView: TypeAlias = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 """What the history may keep of a call's arguments or answer, given them (see :func:`withhold`)."""
@@ -138,6 +150,16 @@ class ToolDefinition(Generic[InT, OutT]):
             (:meth:`recorded_arguments`); None keeps them whole.
         private_output: what it keeps of each ``response`` the model got
             (:meth:`recorded_output`); None keeps it whole.
+        title: what the person calls the tool, in a few words ("Timer", "Open a web page");
+            the cards, the confirmation sheet and Settings show it. Left empty, one is made
+            from the name (``convertUnits`` -> "Convert units").
+        summary: one line for the person about a result, success or failure ("Timer for 5
+            minutes set", "You did not allow it"); a result's own ``display`` comes first,
+            and None (or no hook) falls back to "Done" or the failure's kind in words (see
+            :meth:`summarize`).
+        about: what the tool does, in a sentence for the person (Settings > Tools); the
+            description is written for the model, so without it Settings shows only the
+            description's first sentence.
     """
 
     name: str
@@ -159,6 +181,9 @@ class ToolDefinition(Generic[InT, OutT]):
     to_model_output: Callable[[ToolResult[OutT]], Mapping[str, Any]] | None = None
     private_arguments: PrivateView | None = None
     private_output: PrivateView | None = None
+    title: str = ""
+    summary: ResultSummary | None = None
+    about: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME_PATTERN.fullmatch(self.name):
@@ -166,6 +191,14 @@ class ToolDefinition(Generic[InT, OutT]):
                 f"tool name {self.name!r} is not allowed: start with a letter or _, then "
                 "letters, digits, _ . : - (at most 128 characters)"
             )
+        title = " ".join(str(self.title or "").split())
+        if len(title) > _MAX_TITLE_CHARS:
+            raise ToolDefinitionError(
+                f"tool {self.name!r}: its title is {len(title)} characters; at most "
+                f"{_MAX_TITLE_CHARS} (a few words, such as 'Open a web page')"
+            )
+        # Frozen: the one place the title is filled in.
+        object.__setattr__(self, "title", title or title_from_name(self.name))
         if not self.description.strip():
             raise ToolDefinitionError(f"tool {self.name!r} needs a description for the model")
         for role, model in (("input_model", self.input_model), ("output_model", self.output_model)):
@@ -222,6 +255,42 @@ class ToolDefinition(Generic[InT, OutT]):
         return _recorded(self.private_output, response, self.name)
 
     @property
+    def about_for_people(self) -> str:
+        """What the tool does, for the person: :attr:`about`, or the description's first line."""
+        if self.about.strip():
+            return " ".join(self.about.split())
+        first = self.description.strip().split("\n\n")[0]
+        return " ".join(first.split())
+
+    @cached_property
+    def argument_titles(self) -> dict[str, str]:
+        """The human labels of the arguments that declare a ``title`` (``Field(title=...)``)."""
+        return {
+            name: field.title
+            for name, field in self.input_model.model_fields.items()
+            if field.title
+        }
+
+    def summarize(self, result: ToolResult[Any]) -> str:
+        """The one line the person reads about ``result``; never the model's answer.
+
+        The result's ``display`` when it has one, else the :attr:`summary` hook's line, else
+        "Done" for a success and the failure's kind in words. A broken hook is logged and
+        passed over.
+        """
+        if result.display:
+            return result.display
+        if self.summary is not None:
+            try:
+                line = self.summary(result)
+            except Exception:  # noqa: BLE001 - a broken wording must not lose the answer
+                _log.warning("tool %r: its summary failed; the default is shown", self.name)
+            else:
+                if line:
+                    return line
+        return default_summary(result)
+
+    @property
     def asks_first(self) -> bool:
         """Whether the person is asked before the tool acts (by the manager or the handler)."""
         return self.requires_confirmation or self.confirms_in_handler
@@ -235,7 +304,7 @@ class ToolDefinition(Generic[InT, OutT]):
         """The confirmation question for ``arguments``."""
         if self.confirmation_prompt is not None:
             return self.confirmation_prompt(arguments)
-        return f"The assistant wants to use the tool {self.name!r}. Allow it?"
+        return f"Sammy wants to use “{self.title}”. Allow it?"
 
 
 def _recorded(view: PrivateView | None, value: Mapping[str, Any], tool_name: str) -> dict[str, Any]:
@@ -280,6 +349,9 @@ def tool(
     to_model_output: Callable[[ToolResult[Any]], Mapping[str, Any]] | None = None,
     private_arguments: PrivateView | None = None,
     private_output: PrivateView | None = None,
+    title: str = "",
+    summary: Callable[[ToolResult[Any]], str | None] | None = None,
+    about: str = "",
     input_model: type[BaseModel] | None = None,
     output_model: type[BaseModel] | None = None,
 ) -> _ToolDecorator:
@@ -332,6 +404,9 @@ def tool(
             to_model_output=to_model_output,
             private_arguments=private_arguments,
             private_output=private_output,
+            title=title,
+            summary=summary,
+            about=about,
         )
 
     return typing.cast("_ToolDecorator", build)

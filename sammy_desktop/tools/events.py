@@ -5,6 +5,13 @@ Every call ends in exactly one of :class:`ToolCallFinished` (a success),
 :class:`ToolCallCancelled` (the server cancelled it, or the app is closing), after one
 :class:`ToolCallStarted`. The UI turns these into Qt signals; the history writer records them.
 The built-in tools add their own events at the bottom.
+
+What the window shows of a call comes on the events in words for the person: the tool's
+``title`` ("Open a web page") and, once it has ended, a one-line ``summary`` ("Opened
+wikipedia.org", "You did not allow it"). An event built without them still reads well: the
+title is made from the name, the summary from the result (see
+:mod:`~sammy_desktop.tools.wording`). ``model_output`` and ``problems`` are what the model
+was told, for the history and the tests, never for the window.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import Any
 
 from sammy_desktop.eventbus import Event
 from sammy_desktop.tools.results import ToolErrorKind, ToolResult
+from sammy_desktop.tools.wording import default_summary, failure_sentence, title_from_name
 
 __all__ = [
     "AnnouncementPending",
@@ -42,11 +50,16 @@ class ToolCallStarted(Event):
         call_id: the function call id ("" when the server sent none).
         name: the function name as sent ("" when missing).
         arguments: the raw arguments as sent.
+        title: the tool's title for the person (made from ``name`` when not given).
     """
 
     call_id: str
     name: str
     arguments: Mapping[str, Any]
+    title: str = ""
+
+    def __post_init__(self) -> None:
+        _fill_title(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +70,13 @@ class ToolCallProgress(Event):
     name: str
     result: ToolResult[Any]
     model_output: Mapping[str, Any]
+    title: str = ""
+    summary: str = ""
+    """What this step did, in a line for the person."""
+
+    def __post_init__(self) -> None:
+        _fill_title(self)
+        _fill_summary(self, self.result)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +89,8 @@ class ToolCallFinished(Event):
         result: the full result (``result.ok`` is True), for the UI.
         model_output: exactly the ``response`` object sent to the model.
         duration_s: from the call's arrival to its answer, in seconds.
+        title: the tool's title for the person.
+        summary: what the call did, in a line for the person ("Timer for 5 minutes set").
     """
 
     call_id: str
@@ -76,6 +98,12 @@ class ToolCallFinished(Event):
     result: ToolResult[Any]
     model_output: Mapping[str, Any]
     duration_s: float
+    title: str = ""
+    summary: str = ""
+
+    def __post_init__(self) -> None:
+        _fill_title(self)
+        _fill_summary(self, self.result)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +114,14 @@ class ToolCallFailed(Event):
         call_id: the function call id ("" when the server sent none).
         name: the function name as sent.
         kind: why it failed.
-        problems: the sentences the model was given.
+        problems: the sentences the model was given (written for the model: not shown).
         duration_s: from the call's arrival to its answer, in seconds.
         result: the failure result.
         model_output: exactly the ``response`` object sent to the model (empty when nothing
             could be sent).
+        title: the tool's title for the person.
+        summary: what went wrong, in a sentence for the person ("You did not allow it"):
+            the tool's own words, or the failure's kind in words.
     """
 
     call_id: str
@@ -100,6 +131,14 @@ class ToolCallFailed(Event):
     duration_s: float
     result: ToolResult[Any]
     model_output: Mapping[str, Any]
+    title: str = ""
+    summary: str = ""
+
+    def __post_init__(self) -> None:
+        _fill_title(self)
+        if not self.summary:
+            words = self.result.display or failure_sentence(self.kind)
+            object.__setattr__(self, "summary", words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +147,10 @@ class ToolCallCancelled(Event):
 
     call_id: str
     name: str
+    title: str = ""
+
+    def __post_init__(self) -> None:
+        _fill_title(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +166,11 @@ class ConfirmationRequested(Event):
     """What an "always this session" yes would cover besides the tool (a site, an app)."""
     token: str = ""
     """The question's own key (:attr:`~sammy_desktop.tools.context.ConfirmationRequest.token`)."""
+    title: str = ""
+    """The tool's title for the person (made from ``name`` when not given)."""
+
+    def __post_init__(self) -> None:
+        _fill_title(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,3 +280,14 @@ class EscalationRaised(Event):
     reason: str = ""
     category: str = ""
     urgency: str = ""
+
+
+def _fill_title(event: Any) -> None:
+    """An event built without a title gets a readable one from the tool's name."""
+    if not event.title:
+        object.__setattr__(event, "title", title_from_name(event.name))
+
+
+def _fill_summary(event: Any, result: ToolResult[Any]) -> None:
+    if not event.summary:
+        object.__setattr__(event, "summary", default_summary(result))

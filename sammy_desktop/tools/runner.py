@@ -50,6 +50,7 @@ from sammy_desktop.tools.events import (
 from sammy_desktop.tools.kinds import ToolBehavior
 from sammy_desktop.tools.registry import ToolRegistry
 from sammy_desktop.tools.results import ToolErrorKind, ToolResult, feedback_from_validation_error
+from sammy_desktop.tools.wording import invalid_arguments_sentence
 
 __all__ = ["DEFAULT_FRAME_BUDGET_BYTES", "MAX_CALLS_PER_MESSAGE", "ToolCallRunner"]
 
@@ -304,7 +305,11 @@ class ToolCallRunner:
         call_id = call.id or ""
         name = call.name or ""
         arguments: dict[str, Any] = dict(call.args or {})
-        self._bus.emit(ToolCallStarted(call_id=call_id, name=name, arguments=arguments))
+        definition = self._registry.find(name) if name else None
+        title = definition.title if definition is not None else ""
+        self._bus.emit(
+            ToolCallStarted(call_id=call_id, name=name, arguments=arguments, title=title)
+        )
 
         if not call_id:
             _log.error("tool call %r has no id; it cannot be answered and is not run", name)
@@ -312,12 +317,15 @@ class ToolCallRunner:
                 "The call has no id, so it cannot be answered.",
                 error_kind=ToolErrorKind.MISSING_ID,
             )
-            self._bus.emit(outcome_event(call_id, name, result, {}, time.monotonic() - started))
+            self._bus.emit(
+                outcome_event(
+                    call_id, name, result, {}, time.monotonic() - started, definition=definition
+                )
+            )
             return None
         if self._ledger.take_early_cancel(call_id):
-            self._bus.emit(ToolCallCancelled(call_id=call_id, name=name))
+            self._bus.emit(ToolCallCancelled(call_id=call_id, name=name, title=title))
             return None
-        definition = self._registry.find(name) if name else None
         arrived = self._ledger.arrive(call_id, name)  # a refused call is owed an answer too
         if refusal is not None:
             return self._final_response(
@@ -350,14 +358,14 @@ class ToolCallRunner:
             outcome = handler_error(definition, error)
         except asyncio.CancelledError:
             self._ledger.discard(call_id)
-            self._bus.emit(ToolCallCancelled(call_id=call_id, name=name))
+            self._bus.emit(ToolCallCancelled(call_id=call_id, name=name, title=definition.title))
             current = asyncio.current_task()
             if current is not None and current.cancelling():
                 raise  # handle() itself is being cancelled: let it stop.
             return None  # only the call was cancelled (server or aclose): answer nothing.
         if self._ledger.finished(call_id):
             # Cancelled just as it finished: the server wants no answer.
-            self._bus.emit(ToolCallCancelled(call_id=call_id, name=name))
+            self._bus.emit(ToolCallCancelled(call_id=call_id, name=name, title=definition.title))
             return None
         if outcome is None:  # a stream that already sent its closing answer
             return None
@@ -431,6 +439,9 @@ class ToolCallRunner:
                 "'validation' and call again.",
                 validation=feedback,
                 error_kind=ToolErrorKind.INVALID_ARGUMENTS,
+                display=invalid_arguments_sentence(
+                    error.errors(include_url=False), definition.argument_titles
+                ),
             )
 
         context = self._context_for(definition, call_id, arguments)
@@ -513,6 +524,8 @@ class ToolCallRunner:
                         name=definition.name,
                         result=last,
                         model_output=last_payload,
+                        title=definition.title,
+                        summary=definition.summarize(last),
                     )
                 )
                 await self._send(respond, [response])
@@ -536,7 +549,14 @@ class ToolCallRunner:
         )
         await self._send(respond, [closing])
         self._bus.emit(
-            outcome_event(call_id, definition.name, last, last_payload, time.monotonic() - started)
+            outcome_event(
+                call_id,
+                definition.name,
+                last,
+                last_payload,
+                time.monotonic() - started,
+                definition=definition,
+            )
         )
         return None
 
@@ -551,6 +571,8 @@ class ToolCallRunner:
                 arguments=arguments.model_dump(mode="json"),
                 timeout_s=definition.confirmation_timeout_s if timeout_s is None else timeout_s,
                 target=target,
+                title=definition.title,
+                argument_titles=definition.argument_titles,
             )
 
         return ToolContext(
@@ -575,7 +597,11 @@ class ToolCallRunner:
         response, payload = function_response(
             definition, call_id, name, result, capabilities, budget, will_continue=None
         )
-        self._bus.emit(outcome_event(call_id, name, result, payload, time.monotonic() - started))
+        self._bus.emit(
+            outcome_event(
+                call_id, name, result, payload, time.monotonic() - started, definition=definition
+            )
+        )
         return response
 
     def _capabilities(self) -> ModelCapabilities:

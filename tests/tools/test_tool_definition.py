@@ -56,9 +56,7 @@ def test_decorator_infers_name_description_and_models() -> None:
     assert shout.behavior is ToolBehavior.BLOCKING
     assert shout.error_scheduling is ResponseScheduling.SILENT
     assert not shout.streams_progress
-    assert (
-        shout.prompt_for(In(text="x")) == "The assistant wants to use the tool 'shout'. Allow it?"
-    )
+    assert shout.prompt_for(In(text="x")) == "Sammy wants to use “Shout”. Allow it?"
 
 
 def test_decorator_understands_async_generators() -> None:

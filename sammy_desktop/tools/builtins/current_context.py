@@ -5,14 +5,16 @@ session length, enabled tools) and the person's preferences and custom context f
 settings, each only when its privacy switch allows it. Switched-off items are named in
 ``withheld``, so the model knows to ask instead of guess. It emits
 :class:`~sammy_desktop.tools.events.ContextShared` with exactly what was sent, so the UI
-can show the person what the assistant learnt.
+can show the person what the assistant learnt, in the words of :func:`shared_summary`,
+:func:`shared_lines` and :func:`withheld_words` (the window imports no pack, but these are
+the built-ins').
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel, Field
 
@@ -21,8 +23,109 @@ from sammy_desktop.tools.definition import tool
 from sammy_desktop.tools.events import ContextShared
 from sammy_desktop.tools.kinds import ResponseScheduling, ToolBehavior, ToolCategory
 from sammy_desktop.tools.results import ToolResult
+from sammy_desktop.tools.wording import human_duration, human_value
 
-__all__ = ["AppStateInfo", "CurrentContext", "CurrentContextInput", "get_current_context"]
+__all__ = [
+    "AppStateInfo",
+    "CurrentContext",
+    "CurrentContextInput",
+    "get_current_context",
+    "shared_lines",
+    "shared_summary",
+    "withheld_words",
+]
+
+_SHARED_WORDS: Final = {
+    # CurrentContext's fields (and the names an older record may hold) as a person says them
+    "local_time": "date and time",
+    "weekday": "date and time",
+    "time": "date and time",
+    "date": "date",
+    "time_zone": "time zone",
+    "timezone": "time zone",
+    "platform": "operating system",
+    "operating_system": "operating system",
+    "app": "Sammy's state",
+    "app_state": "Sammy's state",
+    "preferences": "what you wrote about yourself",
+    "user_preferences": "what you wrote about yourself",
+    "custom_context": "custom context",
+}
+_LINE_LABELS: Final = {
+    "local_time": "Date and time",
+    "weekday": "Day",
+    "time_zone": "Time zone",
+    "platform": "Operating system",
+    "app": "Sammy's state",
+    "preferences": "About you",
+    "custom_context": "Custom context",
+}
+_SWITCH_WORDS: Final = {
+    "share_time": "date and time",
+    "share_timezone": "time zone",
+    "share_platform": "operating system",
+    "share_app_state": "Sammy's state",
+    "share_preferences": "what you wrote about yourself",
+    "share_custom_context": "custom context",
+}
+
+
+def shared_summary(shared: Mapping[str, object]) -> str:
+    """What was shared, in words ("date and time, time zone"), or "nothing"."""
+    words: list[str] = []
+    for key in shared:
+        if key == "withheld":
+            continue  # what was not shared
+        word = _SHARED_WORDS.get(key, key.replace("_", " "))
+        if word not in words:
+            words.append(word)
+    return ", ".join(words) if words else "nothing"
+
+
+def withheld_words(switches: Sequence[str]) -> str:
+    """The privacy switches that held something back, in words ("time zone, custom context")."""
+    return ", ".join(
+        _SWITCH_WORDS.get(name, name.removeprefix("share_").replace("_", " ")) for name in switches
+    )
+
+
+def shared_lines(shared: Mapping[str, Any]) -> list[str]:
+    """Exactly what was shared, one ``Label: value`` line each, as a person reads it."""
+    lines = []
+    for key, value in shared.items():
+        if key == "withheld":
+            continue
+        label = _LINE_LABELS.get(key, key.replace("_", " ").capitalize())
+        if key == "local_time":
+            shown = _readable_time(str(value))
+        elif key == "app" and isinstance(value, Mapping):
+            shown = _readable_app(value)
+        else:
+            shown = human_value(value)
+        lines.append(f"{label}: {shown}")
+    return lines
+
+
+def _readable_time(iso: str) -> str:
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    return f"{moment.day} {moment:%B %Y, %H:%M}"
+
+
+def _readable_app(app: Mapping[str, Any]) -> str:
+    parts = [str(app.get("state", "")).replace("_", " ")]
+    parts.append(str(app.get("talk_mode", "")).replace("_", " "))
+    length = app.get("session_length_s")
+    if isinstance(length, int):
+        parts.append(f"talking for {human_duration(length)}")
+    tools = app.get("enabled_tools")
+    if isinstance(tools, list):
+        parts.append(f"{len(tools)} tool" + ("" if len(tools) == 1 else "s"))
+    if app.get("demo_mode"):
+        parts.append("offline demo")
+    return ", ".join(part for part in parts if part)
 
 
 class CurrentContextInput(BaseModel):
@@ -66,6 +169,12 @@ def _shared_part(value: CurrentContext) -> dict[str, Any]:
     return value.model_dump(mode="json", exclude_none=True)
 
 
+def _summary(result: ToolResult[CurrentContext]) -> str | None:
+    if not result.ok or result.value is None:
+        return None
+    return f"Shared {shared_summary(_shared_part(result.value))}"
+
+
 def _model_output(result: ToolResult[CurrentContext]) -> Mapping[str, Any]:
     # Leave out what is not shared instead of sending nulls: the model reads less.
     if result.ok and result.value is not None:
@@ -75,6 +184,9 @@ def _model_output(result: ToolResult[CurrentContext]) -> Mapping[str, Any]:
 
 @tool(
     name="getCurrentContext",
+    title="Context from this computer",
+    about="Tells Sammy the time, your time zone and more, as your privacy settings allow.",
+    summary=_summary,
     category=ToolCategory.CONTEXT,
     behavior=ToolBehavior.NON_BLOCKING,
     scheduling=ResponseScheduling.WHEN_IDLE,

@@ -42,6 +42,8 @@ class EndSessionOutput(BaseModel):
 
 @tool(
     name="endSession",
+    title="End the conversation",
+    about="Ends the conversation when you say goodbye.",
     category=ToolCategory.ACTION,
     behavior=ToolBehavior.NON_BLOCKING,
     scheduling=ResponseScheduling.WHEN_IDLE,
@@ -63,6 +65,7 @@ async def end_session(
             "The session was not ended because the person has not confirmed. Ask them "
             "whether they want to end the conversation, and call endSession again with "
             "confirmed=true only if they say yes.",
+            display="The conversation goes on: Sammy asks you first before ending it.",
             validation={
                 "confirmed": ParameterFeedback.invalid(
                     "must be true, and only after the person agreed", allowed_values=[True]
@@ -73,5 +76,5 @@ async def end_session(
     return ToolResult.success(
         EndSessionOutput(ending=True, reason=args.reason),
         instructions=("Say a short goodbye now; the session closes after this answer.",),
-        display=f"Ending the session: {args.reason}",
+        display="Ending the conversation",
     )

@@ -92,6 +92,9 @@ OPEN_AT_MOST_EVERY_S = 300.0
 
 @tool(
     name="escalate",
+    title="Hand over to a person",
+    about="Saves the conversation for a person to review and, if you agree, opens the "
+    "support contact.",
     confirms_in_handler=True,
     category=ToolCategory.SYSTEM,
     behavior=ToolBehavior.BLOCKING,
@@ -145,6 +148,8 @@ async def escalate(
             "that handing over to a human failed on this computer, and give them whatever "
             "help you can.",
             error_kind=ToolErrorKind.TOOL_FAILURE,
+            display="Your case could not be saved on this computer, so it was not handed "
+            "over. The log file has the details.",
         )
 
     opened = await _open_channel(context, support_url, record_id, args, now)
@@ -184,7 +189,8 @@ async def escalate(
     return ToolResult.success(
         EscalateOutput(record_id=record_id, support_contacted=opened is not None),
         instructions=(say,),
-        display=f"Escalated ({args.category.value}, {args.urgency.value}): {record_id}",
+        display=f"Saved as case {record_id} for a person to review"
+        + ("; the support contact was opened" if opened is not None else ""),
     )
 
 

@@ -79,7 +79,8 @@ class WriteClipboardOutput(BaseModel):
 def _no_clipboard() -> ToolResult[Any]:
     return ToolResult.failure(
         "There is no clipboard access in this app right now (no desktop session). Tell the "
-        "person; do not retry."
+        "person; do not retry.",
+        display="There is no clipboard Sammy can use here.",
     )
 
 
@@ -93,6 +94,10 @@ def _preview(text: str) -> str:
     return f"{text[:_PREVIEW_CHARS]}… ({len(text)} characters in all)"
 
 
+def _characters(count: int) -> str:
+    return f"{count} character" + ("" if count == 1 else "s")
+
+
 def clipboard_tools(clipboard: ClipboardPort | None) -> list[ToolDefinition[Any, Any]]:
     """The tools readClipboard and writeClipboard over ``clipboard``.
 
@@ -104,6 +109,8 @@ def clipboard_tools(clipboard: ClipboardPort | None) -> list[ToolDefinition[Any,
 
     @tool(
         name=READ_CLIPBOARD,
+        title="Read the clipboard",
+        about="Reads the text you copied, after asking you each time.",
         confirms_in_handler=True,
         category=ToolCategory.CONTEXT,
         behavior=ToolBehavior.BLOCKING,
@@ -125,12 +132,14 @@ def clipboard_tools(clipboard: ClipboardPort | None) -> list[ToolDefinition[Any,
                 "The person did not allow reading the clipboard (they said no or did not "
                 "answer); nothing was read. Do not try again unless they ask.",
                 error_kind=ToolErrorKind.DENIED,
+                display="You did not allow reading the clipboard.",
             )
         text = await clipboard.read_text()
         if text is None:
             return ToolResult.success(
                 ReadClipboardOutput(has_text=False, text="", truncated=False, length=0),
                 feedback=["The clipboard holds something that is not text, such as an image."],
+                display="The clipboard holds no text",
             )
         shown = text[:MAX_READ_CHARS]
         return ToolResult.success(
@@ -138,13 +147,18 @@ def clipboard_tools(clipboard: ClipboardPort | None) -> list[ToolDefinition[Any,
                 has_text=True, text=shown, truncated=len(shown) < len(text), length=len(text)
             ),
             feedback=[] if text else ["The clipboard is empty."],
-            display=f"Read {len(text)} characters from the clipboard",
+            display=f"Read {_characters(len(text))} from the clipboard"
+            if text
+            else "The clipboard is empty",
         )
 
     written: list[str] = []  # what this app put there last: replacing it needs no question
 
     @tool(
         name="writeClipboard",
+        title="Copy to the clipboard",
+        about="Puts text on your clipboard for you to paste; asks before replacing what you "
+        "copied.",
         confirms_in_handler=True,
         category=ToolCategory.ACTION,
         behavior=ToolBehavior.BLOCKING,
@@ -171,6 +185,7 @@ def clipboard_tools(clipboard: ClipboardPort | None) -> list[ToolDefinition[Any,
                 "The person did not allow replacing what they had copied (they said no or "
                 "did not answer); the clipboard is unchanged. Do not try again unless they ask.",
                 error_kind=ToolErrorKind.DENIED,
+                display="You did not allow replacing what you had copied.",
             )
         await clipboard.write_text(args.text)
         written[:] = [args.text]

@@ -130,8 +130,30 @@ def _describe(moment: datetime, zone_name: str) -> DateTimeOutput:
     )
 
 
+def _place(zone: str) -> str:
+    """``America/New_York`` -> ``New York``: a zone as a person names it."""
+    return zone.rsplit("/", 1)[-1].replace("_", " ")
+
+
+def _summary(result: ToolResult[DateTimeOutput]) -> str | None:
+    """The answer as the card says it: "It is 21:40 on Monday in Tokyo"."""
+    value = result.value
+    if not result.ok or value is None:
+        return None
+    if value.timezone == "UTC":
+        return f"It is {value.time} UTC on {value.weekday}"
+    where = "" if value.timezone == "local" else f" in {_place(value.timezone)}"
+    return f"It is {value.time} on {value.weekday}{where}"
+
+
 @tool(
-    name="getDateTime", category=ToolCategory.CONTEXT, behavior=ToolBehavior.BLOCKING, timeout_s=5.0
+    name="getDateTime",
+    title="Date and time",
+    about="Tells Sammy the date and time, here or in another time zone.",
+    summary=_summary,
+    category=ToolCategory.CONTEXT,
+    behavior=ToolBehavior.BLOCKING,
+    timeout_s=5.0,
 )
 async def get_date_time(
     args: DateTimeInput, context: ToolContext
@@ -149,6 +171,7 @@ async def get_date_time(
             "The person does not share the date and time with you (Settings, Privacy). If "
             "they ask, say so and that they can change it there.",
             error_kind=ToolErrorKind.DENIED,
+            display="You do not share the date and time with Sammy (Settings > Privacy).",
         )
     now = context.services.clock()
     if args.timezone is None or not args.timezone.strip():
@@ -168,6 +191,7 @@ async def get_date_time(
         )
         return ToolResult.failure(
             f"{args.timezone!r} is not a time zone I know.{hint}",
+            display=f"“{args.timezone.strip()}” is not a time zone Sammy knows.",
             validation={
                 "timezone": ParameterFeedback.invalid(
                     "unknown time zone; use an IANA name (Region/City)",
@@ -179,7 +203,10 @@ async def get_date_time(
         zone = ZoneInfo(lookup.zone)
     except (ZoneInfoNotFoundError, ValueError) as error:
         # Listed but unreadable: a damaged tz database, not the model's fault.
-        return ToolResult.failure(f"The time zone {lookup.zone} cannot be read here: {error}.")
+        return ToolResult.failure(
+            f"The time zone {lookup.zone} cannot be read here: {error}.",
+            display=f"The time zone {_place(lookup.zone)} cannot be read on this computer.",
+        )
     feedback = (
         [f"Interpreted {args.timezone!r} as {lookup.zone}."]
         if lookup.zone != args.timezone.strip()

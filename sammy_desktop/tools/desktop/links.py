@@ -103,10 +103,12 @@ class UrlCheck:
             an e-mail).
         target: what an "always this session" yes covers: the site (its ASCII form) of a
             web address, the recipients of an e-mail.
+        for_person: why not, in the person's words (the tool card says it).
     """
 
     url: str | None = None
     problem: str | None = None
+    for_person: str = "it cannot be opened"
     suggestion: str | None = None
     question: str = ""
     target: str | None = None
@@ -144,7 +146,8 @@ def check_url(raw: str) -> UrlCheck:
     hidden = _hidden_character(url)
     if hidden is not None:
         return UrlCheck(
-            problem=f"the address contains spaces, control or invisible characters: {hidden}"
+            problem=f"the address contains spaces, control or invisible characters: {hidden}",
+            for_person="it contains spaces or characters you cannot see",
         )
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
@@ -155,27 +158,38 @@ def check_url(raw: str) -> UrlCheck:
             return UrlCheck(
                 problem=f"the address has no scheme; it must start with one of {_SCHEMES_TEXT}",
                 suggestion=guess.geturl(),
+                for_person="it is not a whole address (one starts with https://)",
             )
-        return UrlCheck(problem=f"this is not an address; it must start with {_SCHEMES_TEXT}")
+        return UrlCheck(
+            problem=f"this is not an address; it must start with {_SCHEMES_TEXT}",
+            for_person="it is not a web address",
+        )
     if scheme not in ALLOWED_URL_SCHEMES:
         return UrlCheck(
             problem=f"the scheme {scheme}: is not allowed; only {_SCHEMES_TEXT} addresses can "
-            "be opened"
+            "be opened",
+            for_person="only web pages and e-mail addresses can be opened",
         )
     if scheme == "mailto":
         return _check_mailto(url, parts.path, parts.query)
     if "@" in parts.netloc or parts.username is not None or parts.password is not None:
         return UrlCheck(
             problem="the address has a user name before its host (user@host), which hides "
-            "where it really goes; such addresses are not opened"
+            "where it really goes; such addresses are not opened",
+            for_person="it hides where it really goes (a name stands before the site)",
         )
     host = parts.hostname
     if not host:
-        return UrlCheck(problem=f"the {scheme}: address has no host name")
+        return UrlCheck(
+            problem=f"the {scheme}: address has no host name", for_person="it names no site"
+        )
     try:
         ascii_host = host.encode("idna").decode("ascii")
     except UnicodeError:
-        return UrlCheck(problem=f"the host name {host!r} is not a valid internet name")
+        return UrlCheck(
+            problem=f"the host name {host!r} is not a valid internet name",
+            for_person="its site name is not a valid one",
+        )
     site = host if ascii_host == host else f"{host} (written {ascii_host})"
     return UrlCheck(
         url=url,
@@ -190,14 +204,18 @@ def _check_mailto(url: str, path: str, query: str) -> UrlCheck:
         "@" not in address or address.startswith("@") or address.endswith("@")
         for address in recipients
     ):
-        return UrlCheck(problem="a mailto: address needs an e-mail address after mailto:")
+        return UrlCheck(
+            problem="a mailto: address needs an e-mail address after mailto:",
+            for_person="it has no e-mail address to write to",
+        )
     fields: dict[str, list[str]] = {}
     for name, value in parse_qsl(query, keep_blank_values=True):
         key = name.strip().lower()
         if key not in _MAILTO_FIELDS:
             return UrlCheck(
                 problem=f"the mailto: field {name!r} is not allowed (only "
-                f"{', '.join(_MAILTO_FIELDS)}): it would go along unseen"
+                f"{', '.join(_MAILTO_FIELDS)}): it would go along unseen",
+                for_person="it would add something to the e-mail that you could not see",
             )
         fields.setdefault(key, []).append(value)
     question = f"Start an e-mail to {', '.join(recipients)}?"
@@ -258,6 +276,26 @@ def _find_application(name: str, allowed: dict[str, list[str]]) -> str | None:
     return None
 
 
+def _site_of(url: str) -> str:
+    """What a person calls an address: ``wikipedia.org``, or the e-mail's recipients."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() == "mailto":
+        return ", ".join(unquote(a).strip() for a in parts.path.split(",") if a.strip())
+    host = parts.hostname or url
+    return host.removeprefix("www.")
+
+
+def _launch_problem(error: OSError | ValueError) -> str:
+    """Why a program did not start, in words (the errno text goes to the log only)."""
+    if isinstance(error, FileNotFoundError):
+        return "its program was not found"
+    if isinstance(error, PermissionError):
+        return "this computer does not allow running its program"
+    if isinstance(error, ValueError):
+        return "it has no command"
+    return "the system refused to start it"
+
+
 def link_tools(launcher: ApplicationLauncher | None = None) -> list[ToolDefinition[Any, Any]]:
     """The tools openUrl (via ``ToolServices.url_opener``) and openApplication (via ``launcher``).
 
@@ -268,6 +306,8 @@ def link_tools(launcher: ApplicationLauncher | None = None) -> list[ToolDefiniti
 
     @tool(
         name="openUrl",
+        title="Open a web page",
+        about="Opens web pages in your browser and starts e-mails, after asking you.",
         confirms_in_handler=True,
         category=ToolCategory.ACTION,
         behavior=ToolBehavior.BLOCKING,
@@ -287,6 +327,7 @@ def link_tools(launcher: ApplicationLauncher | None = None) -> list[ToolDefiniti
             problem = verdict.problem or "the address cannot be opened"
             return ToolResult.failure(
                 f"{args.url!r} was not opened: {problem}. Allowed schemes: {_SCHEMES_TEXT}.",
+                display=f"That address was not opened: {verdict.for_person}.",
                 validation={
                     "url": ParameterFeedback.invalid(
                         problem,
@@ -300,23 +341,31 @@ def link_tools(launcher: ApplicationLauncher | None = None) -> list[ToolDefiniti
         if opener is None:
             return ToolResult.failure(
                 "Links cannot be opened in this app right now (no desktop session). Read "
-                "the address to the person instead."
+                "the address to the person instead.",
+                display="Links cannot be opened in this app right now.",
             )
         url = verdict.url
+        site = _site_of(url)
         if not await context.confirm(verdict.question, target=verdict.target):
             return ToolResult.failure(
                 "The person did not allow opening the address (they said no or did not "
                 "answer); nothing was opened. Do not try again unless they ask.",
                 error_kind=ToolErrorKind.DENIED,
+                display=f"You did not allow opening {site}.",
             )
         if not await opener.open_url(url):
             return ToolResult.failure(
-                f"The system could not open {url}. Read the address to the person instead."
+                f"The system could not open {url}. Read the address to the person instead.",
+                display=f"The system could not open {site}.",
             )
-        return ToolResult.success(OpenUrlOutput(opened=url), display=f"Opened {url}")
+        mail = url.lower().startswith("mailto:")
+        shown = f"Started an e-mail to {site}" if mail else f"Opened {site}"
+        return ToolResult.success(OpenUrlOutput(opened=url), display=shown)
 
     @tool(
         name="openApplication",
+        title="Open an application",
+        about="Opens the applications you list under More, after asking you.",
         confirms_in_handler=True,
         category=ToolCategory.ACTION,
         behavior=ToolBehavior.BLOCKING,
@@ -336,6 +385,7 @@ def link_tools(launcher: ApplicationLauncher | None = None) -> list[ToolDefiniti
             return ToolResult.failure(
                 "No applications are allowed yet. Tell the person they can add the "
                 "applications the assistant may open under Settings, Tools.",
+                display="No applications are allowed yet: add them in Settings > Tools.",
                 validation={"name": ParameterFeedback.invalid("no applications are allowed")},
             )
         listed = _find_application(args.name, allowed)
@@ -348,6 +398,8 @@ def link_tools(launcher: ApplicationLauncher | None = None) -> list[ToolDefiniti
             return ToolResult.failure(
                 f"{args.name!r} is not on the person's list of applications.{hint} "
                 f"Allowed: {names}. Others can be added in Settings, Tools.",
+                display=f"“{args.name.strip()}” is not on your list of applications "
+                "(Settings > Tools).",
                 validation={
                     "name": ParameterFeedback.invalid(
                         "not an allowed application", allowed_values=sorted(allowed)
@@ -362,6 +414,7 @@ def link_tools(launcher: ApplicationLauncher | None = None) -> list[ToolDefiniti
                 f"The person did not allow opening {listed} (they said no or did not "
                 "answer); nothing was started. Do not try again unless they ask.",
                 error_kind=ToolErrorKind.DENIED,
+                display=f"You did not allow opening {listed}.",
             )
         try:
             await starter.launch(command)
@@ -370,9 +423,9 @@ def link_tools(launcher: ApplicationLauncher | None = None) -> list[ToolDefiniti
             return ToolResult.failure(
                 f"{listed} could not be started on this computer ({error}). Tell the person "
                 "to check its command in Settings, Tools.",
+                display=f"{listed} could not be started: {_launch_problem(error)}. Check its "
+                "command in Settings > Tools.",
             )
-        return ToolResult.success(
-            OpenApplicationOutput(started=listed), display=f"Started {listed}"
-        )
+        return ToolResult.success(OpenApplicationOutput(started=listed), display=f"Opened {listed}")
 
     return [open_url, open_application]

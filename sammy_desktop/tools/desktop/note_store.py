@@ -200,9 +200,9 @@ class NoteStore:
             "the notes database %s is broken (%s); moved aside as %s", self._path, error, aside
         )
         self._notices.append(
-            f"The notes file could not be read ({error}), so it was kept aside as {aside.name} "
-            "in the notes folder and a new, empty notes file was started. The earlier notes "
-            "are not lost, but the assistant cannot see them."
+            f"The notes file was damaged and could not be read, so it was kept aside as "
+            f"{aside.name} in the notes folder and a new, empty notes file was started. The "
+            "earlier notes are not lost, but the assistant cannot see them."
         )
 
     def _note(self, row: Sequence[object]) -> Note:

@@ -149,11 +149,19 @@ def _storage_failure(error: NoteStoreError) -> ToolResult[Any]:
     _log.error("notes: %s", error)
     return ToolResult.failure(
         "The notes could not be read or saved on this computer. Tell the person; do not retry.",
-        display=str(error),
+        display="Your notes could not be read or saved on this computer. The log file has "
+        "the details.",
     )
 
 
-@tool(name="addNote", category=ToolCategory.ACTION, behavior=ToolBehavior.BLOCKING, timeout_s=10.0)
+@tool(
+    name="addNote",
+    title="Add a note",
+    about="Keeps notes for you on this computer.",
+    category=ToolCategory.ACTION,
+    behavior=ToolBehavior.BLOCKING,
+    timeout_s=10.0,
+)
 async def add_note(args: AddNoteInput, context: ToolContext) -> NoteOutput | ToolResult[NoteOutput]:
     """Save a note for the person, such as "the wifi password is on the router".
 
@@ -166,13 +174,13 @@ async def add_note(args: AddNoteInput, context: ToolContext) -> NoteOutput | Too
         note = await store.add(args.text, args.tags, created_at)
     except NoteStoreError as error:
         return _storage_failure(error)
-    return ToolResult.success(
-        NoteOutput.of(note), **_mended(store, f"Noted #{note.id}: {note.text}")
-    )
+    return ToolResult.success(NoteOutput.of(note), **_mended(store, f"Noted: {_quoted(note.text)}"))
 
 
 @tool(
     name="searchNotes",
+    title="Search the notes",
+    about="Finds your notes by the words in them.",
     category=ToolCategory.CONTEXT,
     behavior=ToolBehavior.BLOCKING,
     timeout_s=10.0,
@@ -188,6 +196,7 @@ async def search_notes(
     if not search_terms(args.query):
         return ToolResult.failure(
             "The query has no words to search for.",
+            display="There were no words to search the notes for.",
             validation={
                 "query": ParameterFeedback.invalid("give at least one word, such as 'wifi'")
             },
@@ -202,7 +211,7 @@ async def search_notes(
         FoundNote(**NoteOutput.of(hit.note).model_dump(), relevance=hit.relevance) for hit in hits
     ]
     feedback = [] if found else [f"No note contains any of the words in {args.query!r}."]
-    mended = _mended(store, None)
+    mended = _mended(store, _found_line(found, args.query))
     return ToolResult.success(
         SearchNotesOutput(notes=found, total_notes=total),
         feedback=[*feedback, *mended.pop("feedback", [])],
@@ -214,8 +223,19 @@ def _quoted(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _found_line(found: list[FoundNote], query: str) -> str:
+    """What a search found, as the card says it: "Found 2 notes", one note, or none."""
+    if not found:
+        return f"No note matches “{_quoted(query, 60)}”"
+    if len(found) == 1:
+        return f"Found a note: {_quoted(found[0].text)}"
+    return f"Found {len(found)} notes"
+
+
 @tool(
     name="deleteNote",
+    title="Delete a note",
+    about="Deletes one of your notes, after asking you.",
     confirms_in_handler=True,
     category=ToolCategory.ACTION,
     behavior=ToolBehavior.BLOCKING,
@@ -238,6 +258,7 @@ async def delete_note(
     if note is None:
         return ToolResult.failure(
             f"There is no note with id {args.id}.",
+            display=f"There is no note number {args.id}.",
             validation={
                 "id": ParameterFeedback.invalid(
                     "no such note; find the right id with searchNotes first"
@@ -250,15 +271,19 @@ async def delete_note(
             "The person did not allow deleting the note (they said no or did not answer); "
             "it is kept. Do not try again unless they ask.",
             error_kind=ToolErrorKind.DENIED,
+            display="You did not allow deleting the note; it is kept.",
         )
     try:
         deleted = await store.delete(note.id)
     except NoteStoreError as error:
         return _storage_failure(error)
     if not deleted:  # removed by someone else while the person was deciding
-        return ToolResult.failure(f"The note {note.id} was already gone.")
+        return ToolResult.failure(
+            f"The note {note.id} was already gone.", display="That note was already deleted."
+        )
     return ToolResult.success(
-        DeleteNoteOutput(deleted=NoteOutput.of(note)), **_mended(store, f"Deleted note #{note.id}")
+        DeleteNoteOutput(deleted=NoteOutput.of(note)),
+        **_mended(store, f"Deleted the note “{_quoted(note.text, 60)}”"),
     )
 
 

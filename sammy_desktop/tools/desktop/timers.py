@@ -47,6 +47,7 @@ from sammy_desktop.tools.wording import human_duration
 __all__ = [
     "MAX_TIMER_S",
     "CancelTimerInput",
+    "DurationError",
     "ListTimersInput",
     "ListTimersOutput",
     "SetTimerInput",
@@ -93,7 +94,8 @@ def parse_duration(text: str) -> float:
     """Seconds in ``text``: "600", "10m", "1h 30m", "2.5 minutes", "1:30:00", "PT10M".
 
     Raises:
-        ValueError: not a duration, or outside 1 second to 24 hours; the message says which.
+        DurationError: not a duration, or outside 1 second to 24 hours; the message says
+            which (to the model), ``for_person`` says it to the person.
     """
     cleaned = text.strip().lower()
     seconds: float | None = None
@@ -110,13 +112,16 @@ def parse_duration(text: str) -> float:
     else:
         seconds = _unit_phrase(cleaned)
     if seconds is None:
-        raise ValueError(
-            f"{text!r} is not a duration; write it like {', '.join(_DURATION_EXAMPLES)}"
+        raise DurationError(
+            f"{text!r} is not a duration; write it like {', '.join(_DURATION_EXAMPLES)}",
+            f"“{text.strip()}” is not a length of time",
         )
     if not math.isfinite(seconds) or seconds < MIN_TIMER_S:
-        raise ValueError("a timer must run for at least 1 second")
+        too_short = "a timer must run for at least 1 second"
+        raise DurationError(too_short, too_short)
     if seconds > MAX_TIMER_S:
-        raise ValueError("a timer can run for at most 24 hours")
+        too_long = "a timer can run for at most 24 hours"
+        raise DurationError(too_long, too_long)
     return seconds
 
 
@@ -140,6 +145,14 @@ def _unit_phrase(text: str) -> float | None:
 
 
 # -- the service --------------------------------------------------------------------------
+
+
+class DurationError(ValueError):
+    """Not a duration a timer can run for; ``for_person`` says why in their words."""
+
+    def __init__(self, message: str, for_person: str) -> None:
+        super().__init__(message)
+        self.for_person = for_person
 
 
 class TimerLimitError(RuntimeError):
@@ -373,11 +386,33 @@ class CancelTimerInput(BaseModel):
     )
 
 
+def _timer_words(info: TimerInfo, done: str) -> str:
+    """What became of a timer, as the card says it: "Timer for 5 minutes set: check the oven"."""
+    label = f": {info.label}" if info.label else ""
+    return f"Timer for {human_duration(info.duration_s)} {done}{label}"
+
+
+def _list_summary(result: ToolResult[ListTimersOutput]) -> str | None:
+    """The running timers as the card says them: "No timers running", "1 timer running: ..."."""
+    value = result.value
+    if not result.ok or value is None:
+        return None
+    if not value.running:
+        return "No timers running"
+    if len(value.running) > 1:
+        return f"{len(value.running)} timers running"
+    only = value.running[0]
+    what = only.label or f"{only.duration} timer"
+    return f"1 timer running: {what}, {human_duration(only.remaining_s)} left"
+
+
 def timer_tools(service: TimerService) -> list[ToolDefinition[Any, Any]]:
     """setTimer, listTimers and cancelTimer over ``service``."""
 
     @tool(
         name="setTimer",
+        title="Timer",
+        about="Sets timers and reminders; a notification tells you when one ends.",
         category=ToolCategory.ACTION,
         behavior=ToolBehavior.NON_BLOCKING,
         scheduling=ResponseScheduling.WHEN_IDLE,
@@ -396,9 +431,10 @@ def timer_tools(service: TimerService) -> list[ToolDefinition[Any, Any]]:
         """
         try:
             seconds = parse_duration(args.duration)
-        except ValueError as error:
+        except DurationError as error:
             return ToolResult.failure(
                 f"The timer was not set: {error}.",
+                display=f"The timer was not set: {error.for_person}.",
                 validation={
                     "duration": ParameterFeedback.invalid(
                         str(error), suggested_values=_DURATION_EXAMPLES
@@ -409,12 +445,15 @@ def timer_tools(service: TimerService) -> list[ToolDefinition[Any, Any]]:
         try:
             info = service.start(seconds, label)
         except (TimerLimitError, RuntimeError) as error:
+            why = str(error) if isinstance(error, TimerLimitError) else "the app is closing"
             return ToolResult.failure(
-                f"The timer was not set: {error}. Cancel one first (see listTimers)."
+                f"The timer was not set: {error}. Cancel one first (see listTimers).",
+                display=f"The timer was not set: {why}.",
             )
         set_answer = TimerOutput.of(info, seconds)
         return ToolResult.success(
             set_answer,
+            display=_timer_words(info, "set"),
             instructions=(
                 f"Confirm briefly that the timer is set and ends at {set_answer.ends_at}. "
                 "When it ends, a notification appears and you get a '(Timer notice: ...)' "
@@ -424,6 +463,9 @@ def timer_tools(service: TimerService) -> list[ToolDefinition[Any, Any]]:
 
     @tool(
         name="listTimers",
+        title="Timers",
+        about="Tells Sammy which timers are running and how long they have left.",
+        summary=_list_summary,
         category=ToolCategory.CONTEXT,
         behavior=ToolBehavior.BLOCKING,
         timeout_s=5.0,
@@ -439,6 +481,8 @@ def timer_tools(service: TimerService) -> list[ToolDefinition[Any, Any]]:
 
     @tool(
         name="cancelTimer",
+        title="Cancel a timer",
+        about="Cancels a running timer.",
         category=ToolCategory.ACTION,
         behavior=ToolBehavior.BLOCKING,
         timeout_s=5.0,
@@ -452,12 +496,14 @@ def timer_tools(service: TimerService) -> list[ToolDefinition[Any, Any]]:
             cancelled = service.cancel(matches[0].id)
             if cancelled is not None:
                 return ToolResult.success(
-                    TimerOutput.of(cancelled), display=f"Timer {cancelled.id} cancelled"
+                    TimerOutput.of(cancelled),
+                    display=_timer_words(cancelled, "cancelled"),
                 )
         running = service.running()
         if not running:
             return ToolResult.failure(
                 "No timer is running, so there is nothing to cancel.",
+                display="No timer is running, so nothing was cancelled.",
                 validation={"id": ParameterFeedback.invalid("no timer is running")},
             )
         listing = "; ".join(
@@ -468,8 +514,12 @@ def timer_tools(service: TimerService) -> list[ToolDefinition[Any, Any]]:
             if len(matches) > 1
             else f"no running timer has the id {args.id!r}"
         )
+        shown = " ".join(args.id.split())
         return ToolResult.failure(
             f"Nothing was cancelled: {problem}. Running timers: {listing}.",
+            display=f"Nothing was cancelled: several timers are called “{shown}”."
+            if len(matches) > 1
+            else f"Nothing was cancelled: no running timer is called “{shown}”.",
             validation={
                 "id": ParameterFeedback.invalid(
                     problem, allowed_values=[info.id for info in running]
