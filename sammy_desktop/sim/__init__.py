@@ -6,11 +6,12 @@ simulated model; a :class:`Recorder` keeps everything the client sent; test cont
 :class:`LiveSimulator` inject goAway, dropped connections, stalls and any action at any time.
 A :class:`ServiceProfile` says how strictly the real service is imitated (``"service"``, one
 model family, or ``"lenient"``). :func:`demo_scenario` is the honest "Offline demo" the app
-offers without an API key.
+offers without an API key: a table of :class:`Intent` answered by :class:`AnswerIntents`.
 """
 
 from sammy_desktop.sim.actions import (
     Action,
+    AnswerIntents,
     CallTools,
     CancelToolCalls,
     Close,
@@ -39,6 +40,7 @@ from sammy_desktop.sim.admission import INVALID_HANDLE_REASON, INVALID_KEY_REASO
 from sammy_desktop.sim.clock import Clock, RealClock, VirtualClock
 from sammy_desktop.sim.connection import ConnectionLimits
 from sammy_desktop.sim.demo import DEMO_RECORD_LIMIT, demo_scenario
+from sammy_desktop.sim.intents import Intent
 from sammy_desktop.sim.pcm import VadSettings
 from sammy_desktop.sim.profiles import (
     BAD_KEY_REASON,
@@ -83,6 +85,7 @@ __all__ = [
     "QUOTA_REASON",
     "SERVICE",
     "Action",
+    "AnswerIntents",
     "CallTools",
     "CancelToolCalls",
     "Clock",
@@ -96,6 +99,7 @@ __all__ = [
     "GoAway",
     "InputSignal",
     "InputTranscription",
+    "Intent",
     "Interrupted",
     "LiveSimulator",
     "ModelText",

@@ -5,7 +5,8 @@ model text in pieces, model audio (a tone, a WAV file, an echo of what the perso
 PCM), tool calls and their cancellation, ``generationComplete``, ``turnComplete``,
 ``interrupted``, resumption updates, goAway, usage, a delay, a stall, a close, or any frame
 as is. :class:`Respond` computes the actions from the :class:`TurnContext` (what fired the
-turn, and the session so far) when the turn plays. :data:`ACTION_TYPES` names each action in
+turn, and the session so far) when the turn plays; :class:`AnswerIntents` answers typed
+requests from a declared table of intents. :data:`ACTION_TYPES` names each action in
 the JSON scenario format (:mod:`sammy_desktop.sim.scenario_json`); :class:`Respond` and
 :class:`PcmAudio` exist in Python only.
 
@@ -21,13 +22,15 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sammy_desktop.sim.intents import Intent
 from sammy_desktop.sim.triggers import InputSignal
-from sammy_desktop.sim.wire import Setup
+from sammy_desktop.sim.wire import FunctionDeclarationInfo, Setup
 from sammy_desktop.wire_audio import INPUT_RATE, OUTPUT_RATE
 
 __all__ = [
     "ACTION_TYPES",
     "Action",
+    "AnswerIntents",
     "CallTools",
     "CancelToolCalls",
     "Close",
@@ -73,6 +76,7 @@ class TurnContext:
         user_speech: ``user_audio`` with leading/trailing silence cut (or all of it when
             nothing was loud enough).
         function_names: Functions the client declared (setup, then context updates).
+        declarations: Their declarations, with the arguments each takes.
         transcript: The session transcript up to now.
         session_id: The Live session id.
         setup: The setup message of the current connection.
@@ -83,6 +87,7 @@ class TurnContext:
     user_audio_rate: int = INPUT_RATE
     user_speech: bytes = b""
     function_names: tuple[str, ...] = ()
+    declarations: tuple[FunctionDeclarationInfo, ...] = ()
     transcript: tuple[TranscriptEntry, ...] = ()
     session_id: str = ""
     setup: Setup | None = None
@@ -96,6 +101,10 @@ class TurnContext:
     def text(self) -> str:
         """The typed text that fired the turn ("" for other inputs)."""
         return self.signal.text
+
+    def declaration(self, name: str) -> FunctionDeclarationInfo | None:
+        """The declaration of function ``name``, if the client declared it."""
+        return next((d for d in self.declarations if d.name == name), None)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -273,6 +282,33 @@ class RawMessage:
     message: Mapping[str, Any]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AnswerIntents:
+    """Answer typed text from a table of intents (:mod:`sammy_desktop.sim.intents`).
+
+    Typed text is matched against ``intents`` in order; the first that matches calls its
+    function with arguments from the person's words (or says its sentence, or asks for what
+    is missing), and the answer to that call is said as the intent's sentence, filled from
+    the answer's value. Other input (speech, timers) gets nothing from this action. How it
+    becomes actions is :mod:`sammy_desktop.sim.intent_answers`'.
+
+    Attributes:
+        intents: The intents, tried in order.
+        otherwise: Said when no intent matches; ``{examples}`` lists the intents' examples
+            whose function is declared.
+        without_tools: Said instead of ``otherwise`` when no intent's function is declared.
+        call_named_tools: A declared function named in the text ("sayHello", "say hello")
+            that takes no required argument is called with none, and its answer said.
+        chime_hz: The pitch of the short tone that carries each sentence (0: text only).
+    """
+
+    intents: tuple[Intent, ...] = ()
+    otherwise: str = "I did not understand that. Try {examples}."
+    without_tools: str = "I did not understand that."
+    call_named_tools: bool = True
+    chime_hz: float = 660.0
+
+
 ActionList = Sequence["Action"]
 
 
@@ -307,6 +343,7 @@ Action = (
     | Close
     | RawMessage
     | Respond
+    | AnswerIntents
 )
 
 
@@ -329,4 +366,5 @@ ACTION_TYPES: Mapping[str, type[Any]] = {
     "stall": Stall,
     "close": Close,
     "raw": RawMessage,
+    "intents": AnswerIntents,
 }

@@ -414,6 +414,12 @@ class SimulatedConnection:
             self._fire(InputSignal(SignalKind.SPEECH_END))
 
     def _on_tool_response(self, message: ToolResponse) -> None:
+        # What each answered call asked for, read before the answers forget the calls.
+        arguments = {
+            r.id: self.state.call_arguments[r.id]
+            for r in message.responses
+            if r.id in self.state.call_arguments
+        }
         if answers_are_silent(message, self.state, self.profile):
             # T4: SILENT "Only add the result to the conversation context, do not ...
             # trigger generation."
@@ -424,6 +430,7 @@ class SimulatedConnection:
                 SignalKind.TOOL_RESPONSE,
                 tool_responses=message.responses,
                 pending_calls=len(self.state.pending_calls),
+                call_arguments=arguments,
             )
         )
 
@@ -448,6 +455,7 @@ class SimulatedConnection:
             user_audio_rate=self._user_audio.sample_rate,
             user_speech=speech,
             function_names=self.state.function_names,
+            declarations=self.state.declarations,
             transcript=tuple(self.state.transcript),
             session_id=self.state.session_id,
             setup=self.setup,

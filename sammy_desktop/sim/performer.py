@@ -6,7 +6,9 @@
 :mod:`sammy_desktop.sim.tool_calls`), goAway, ``interrupted`` and raw frames to the
 :class:`~sammy_desktop.sim.outbound.Outbound`. The actions that send nothing are its own: a
 :class:`~sammy_desktop.sim.actions.Respond` computes more actions, a delay waits on the
-simulator's clock, a stall holds every later frame back, a close ends the connection.
+simulator's clock, a stall holds every later frame back, a close ends the connection; an
+:class:`~sammy_desktop.sim.actions.AnswerIntents` becomes the actions
+:mod:`sammy_desktop.sim.intent_answers` decides.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from sammy_desktop.sim.actions import (
     Action,
+    AnswerIntents,
     CallTools,
     CancelToolCalls,
     Close,
@@ -39,6 +42,7 @@ from sammy_desktop.sim.actions import (
     Usage,
     WavAudio,
 )
+from sammy_desktop.sim.intent_answers import answer_intents
 from sammy_desktop.sim.model_audio import answer_pcm
 from sammy_desktop.sim.tool_calls import cancel_calls, function_calls
 from sammy_desktop.sim.wire import format_duration, server_content_message
@@ -94,6 +98,8 @@ class ActionPerformer:
             result = action.handler(context)
             actions = await result if inspect.isawaitable(result) else result
             await self.perform_all(actions, context)
+        elif isinstance(action, AnswerIntents):
+            await self.perform_all(answer_intents(action, context), context)
         elif isinstance(action, InputTranscription):
             await output.input_transcription(action)
         elif isinstance(action, OutputTranscription):

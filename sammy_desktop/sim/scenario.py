@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 from sammy_desktop.sim.actions import (
     ACTION_TYPES,
     Action,
+    AnswerIntents,
     CallTools,
     CancelToolCalls,
     Close,
@@ -82,6 +83,7 @@ __all__ = [
     "ACTION_TYPES",
     "TRIGGER_TYPES",
     "Action",
+    "AnswerIntents",
     "CallTools",
     "CancelToolCalls",
     "Close",

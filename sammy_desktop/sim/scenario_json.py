@@ -43,7 +43,11 @@ pending when omitted), ``generation_complete``, ``turn_complete`` (``reason``,
 ``waiting_for_input``), ``interrupted``, ``resumption_update`` (``resumable``), ``go_away``
 (``time_left_s``), ``usage`` (``prompt_tokens``, ``response_tokens``, ``total_tokens``),
 ``delay`` (``seconds``), ``stall``, ``close`` (``code``: null or 1006 drops TCP with no close
-frame; ``reason``), ``raw`` (``message``: any JSON object sent as is). ``tone`` takes
+frame; ``reason``), ``raw`` (``message``: any JSON object sent as is), ``intents`` (typed
+text answered from a table of intents: ``intents``, each with ``name``, ``patterns``,
+``example``, ``call``, ``args``, ``slots``, ``required``, ``say``, ``say_failed``,
+``say_missing``, ``say_unavailable``; ``otherwise``, ``without_tools``, ``call_named_tools``,
+``chime_hz``; see :mod:`sammy_desktop.sim.intents`). ``tone`` takes
 ``frequency_hz``, ``duration_s``, ``amplitude``; ``echo`` takes ``trim`` (cut the silence
 around the speech, default true) and ``padding_ms`` (quiet audio kept around it, 100).
 

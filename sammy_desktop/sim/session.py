@@ -10,7 +10,7 @@ the pending calls are :mod:`sammy_desktop.sim.tool_calls`'.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 # The connection's names were defined here before it had a module of its own; they stay
 # importable from here. (The connection imports this module for type checking only.)
@@ -54,6 +54,7 @@ class SessionState:
         self.declarations: tuple[FunctionDeclarationInfo, ...] = ()
         self.pending_calls: dict[str, str] = {}
         self.pending_behaviors: dict[str, str] = {}
+        self.call_arguments: dict[str, dict[str, Any]] = {}
         self.next_call_number = 1
         self.client_messages = 0
         self.client_content_text: list[str] = []
@@ -81,3 +82,4 @@ class SessionState:
         for call_id in ids:
             self.pending_calls.pop(call_id, None)
             self.pending_behaviors.pop(call_id, None)
+            self.call_arguments.pop(call_id, None)

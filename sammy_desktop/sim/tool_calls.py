@@ -65,6 +65,7 @@ def function_calls(
             behavior = "BLOCKING"  # T4: 3.1 calls are synchronous whatever is declared
         state.pending_calls[call_id] = spec.name
         state.pending_behaviors[call_id] = behavior
+        state.call_arguments[call_id] = args
         state.transcript.append(TranscriptEntry("model", f"{spec.name}({json.dumps(args)})"))
         calls.append({"id": call_id, "name": spec.name, "args": args})
     return calls

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -55,12 +55,15 @@ class InputSignal:
         text: The typed text for ``TEXT``.
         tool_responses: The responses for ``TOOL_RESPONSE``.
         pending_calls: Function calls still unanswered after this input.
+        call_arguments: For ``TOOL_RESPONSE``, the arguments each answered call was made
+            with, by call id (what the simulated model asked for, to word the answer).
     """
 
     kind: SignalKind
     text: str = ""
     tool_responses: tuple[FunctionResponseRecord, ...] = ()
     pending_calls: int = 0
+    call_arguments: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -81,12 +81,16 @@ class FunctionDeclarationInfo:
         behavior: ``BLOCKING`` / ``NON_BLOCKING`` as declared, or None.
         additional_properties: True when ``additionalProperties`` appears anywhere inside
             ``parameters`` (a key the 3.x models refuse there: docs/live-service.md T2).
+        properties: The names of the top-level arguments, in the declared order.
+        required: The arguments the declaration says a call must carry.
     """
 
     name: str
     schema: str | None = None
     behavior: str | None = None
     additional_properties: bool = False
+    properties: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +306,7 @@ def _declarations(tools: Any) -> tuple[FunctionDeclarationInfo, ...]:
             elif "parameters" in declaration:
                 schema = "parameters"
             behavior = _get(declaration, "behavior")
+            properties, required = _arguments(_get(declaration, schema) if schema else None)
             found.append(
                 FunctionDeclarationInfo(
                     name=declaration["name"],
@@ -310,9 +315,23 @@ def _declarations(tools: Any) -> tuple[FunctionDeclarationInfo, ...]:
                     additional_properties=_mentions_key(
                         declaration.get("parameters"), "additionalProperties"
                     ),
+                    properties=properties,
+                    required=required,
                 )
             )
     return tuple(found)
+
+
+def _arguments(schema: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The top-level argument names of a declared schema, and the required ones."""
+    if not isinstance(schema, Mapping):
+        return (), ()
+    properties = schema.get("properties")
+    names = tuple(str(k) for k in properties) if isinstance(properties, Mapping) else ()
+    required = schema.get("required")
+    if not isinstance(required, Sequence) or isinstance(required, str):
+        return names, ()
+    return names, tuple(str(name) for name in required if isinstance(name, str))
 
 
 def _mentions_key(node: Any, key: str) -> bool:

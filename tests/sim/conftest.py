@@ -4,8 +4,8 @@
 the profile they want. The other modules test the machinery every profile shares (scenarios,
 the recorder, barge-in, resumption, the CLI) with clients written before the profiles
 existed, which speak the SDK's defaults (API v1, any model id, realtime text): they run on
-the lenient profile, which checks none of that. The app meets the offline demo strictly (its
-end-to-end tests go through the app itself); its scenario's own tests here are machinery.
+the lenient profile, which checks none of that. The offline demo's tests (``test_demo*``)
+run strictly, as the app meets the demo: its clients connect as the app does.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from sammy_desktop.sim.profiles import PROFILE_ENV
 
-_STRICT_MODULES = ("test_service_", "test_simulator_docs")
+_STRICT_MODULES = ("test_service_", "test_simulator_docs", "test_demo")
 
 
 @pytest.fixture(autouse=True)

@@ -120,7 +120,7 @@ async def test_the_cli_is_strict_by_default_and_serves_the_demo_to_a_correct_cli
             for m in messages
             if m.server_content and m.server_content.output_transcription
         ]
-        assert "".join(texts).startswith("Offline demo: you typed")
+        assert "".join(texts).startswith("Hi! This is Sammy's offline demo")
 
         # A bad key is 1007, as the service sends it (docs/live-service.md C5; this test
         # said 1008 before the profiles, which the evidence contradicts).

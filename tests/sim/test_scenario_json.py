@@ -9,6 +9,7 @@ import pytest
 from google.genai import types
 
 from sammy_desktop.sim import (
+    AnswerIntents,
     CallTools,
     CancelToolCalls,
     Close,
@@ -18,6 +19,7 @@ from sammy_desktop.sim import (
     GenerationComplete,
     GoAway,
     InputTranscription,
+    Intent,
     Interrupted,
     LiveSimulator,
     ModelText,
@@ -99,6 +101,28 @@ EVERYTHING = {
                 {"type": "close", "code": None, "reason": ""},
                 {"type": "close", "code": 1011, "reason": "bye"},
                 {"type": "raw", "message": {"goAway": {"timeLeft": "1s"}}},
+                {
+                    "type": "intents",
+                    "intents": [
+                        {
+                            "name": "timer",
+                            "patterns": ["\\btimer\\b"],
+                            "example": "set a timer for two minutes",
+                            "call": "setTimer",
+                            "args": {"duration": "{said.duration}"},
+                            "slots": {"duration": "duration"},
+                            "required": ["duration"],
+                            "say": ["Your timer for {value.duration} is running."],
+                            "say_failed": ["Sorry, that timer didn't start."],
+                            "say_missing": "How long?",
+                            "say_unavailable": "Timers are off.",
+                        }
+                    ],
+                    "otherwise": "Try {examples}.",
+                    "without_tools": "No tools.",
+                    "call_named_tools": False,
+                    "chime_hz": 0,
+                },
             ],
         }
     ],
@@ -157,6 +181,27 @@ def test_every_trigger_and_action_type_loads(tmp_path: Path) -> None:
         Close(code=None, reason=""),
         Close(code=1011, reason="bye"),
         RawMessage(message={"goAway": {"timeLeft": "1s"}}),
+        AnswerIntents(
+            intents=(
+                Intent(
+                    name="timer",
+                    patterns=(r"\btimer\b",),
+                    example="set a timer for two minutes",
+                    call="setTimer",
+                    args={"duration": "{said.duration}"},
+                    slots={"duration": "duration"},
+                    required=("duration",),
+                    say=("Your timer for {value.duration} is running.",),
+                    say_failed=("Sorry, that timer didn't start.",),
+                    say_missing="How long?",
+                    say_unavailable="Timers are off.",
+                ),
+            ),
+            otherwise="Try {examples}.",
+            without_tools="No tools.",
+            call_named_tools=False,
+            chime_hz=0,
+        ),
     ]
     # The example covers every documented type.
     used_actions = {action["type"] for action in EVERYTHING["turns"][0]["actions"]}  # type: ignore[index]
@@ -208,6 +253,21 @@ def test_load_reads_a_file_and_resolves_wav_paths_next_to_it(tmp_path: Path) -> 
             "'any' is a trigger, not an action",
         ),
         ('{"turns": [], "repeat": "yes"}', "repeat must be true or false"),
+        (
+            '{"turns": [{"on": {"type": "text"}, "actions": [{"type": "intents", '
+            '"intents": [{"name": "x", "patterns": ["a"], "sayy": ["b"]}]}]}]}',
+            "turns[0].actions[0] (intents): intents.0.sayy: Unexpected keyword argument",
+        ),
+        (
+            '{"turns": [{"on": {"type": "text"}, "actions": [{"type": "intents", '
+            '"intents": [{"name": "x", "patterns": ["("]}]}]}]}',
+            "intent 'x': bad pattern '('",
+        ),
+        (
+            '{"turns": [{"on": {"type": "text"}, "actions": [{"type": "intents", '
+            '"intents": [{"name": "x", "patterns": ["a"], "slots": {"d": "date"}}]}]}]}',
+            "intent 'x': unknown slot reader(s) ['date']",
+        ),
     ],
 )
 def test_invalid_scenarios_say_where_and_why(document: str, message: str) -> None:

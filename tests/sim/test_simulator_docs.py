@@ -12,11 +12,16 @@ from sammy_desktop.sim.scenario import ACTION_TYPES, TRIGGER_TYPES
 DOC = Path(__file__).resolve().parents[2] / "docs" / "simulator.md"
 
 
-def test_the_json_example_loads() -> None:
+def test_the_json_examples_load() -> None:
     text = DOC.read_text(encoding="utf-8")
-    (block,) = re.findall(r"```json\n(.*?)```", text, flags=re.DOTALL)
+    (block, *actions) = re.findall(r"```json\n(.*?)```", text, flags=re.DOTALL)
     scenario = Scenario.from_json(block, base_dir=DOC.parent)
     assert len(scenario.turns) == 2
+    assert actions  # the intents action's example
+    for action in actions:
+        document = f'{{"turns": [{{"on": {{"type": "text"}}, "actions": [{action}]}}]}}'
+        (turn,) = Scenario.from_json(document).turns
+        assert len(turn.actions) == 1
 
 
 def test_every_trigger_and_action_type_is_documented() -> None:
