@@ -2,8 +2,9 @@
 
 Layout (UI.md): a header with the name, the demo badge, the state pill and the settings
 button; banners; the transcript (or the welcome panel on first run) with the confirmation
-sheet over it; a text box; the round talk button flanked by Connect and End session, with
-its hint, the level meters and a quiet status line.
+sheet over it; a text box; the round talk button with its hint, under it one labelled
+button (End conversation, or New conversation when none runs), the level meters and a quiet
+status line.
 
 The window builds that layout and hands the behaviour to small parts, each with one job:
 
@@ -11,8 +12,8 @@ The window builds that layout and hands the behaviour to small parts, each with 
   mode, and the talk button's look and hint;
 * :class:`~sammy_desktop.ui.talk_keys.TalkKeys`: Space held in the window and the global
   hotkey, as one talk key;
-* :class:`~sammy_desktop.ui.session_controls.SessionControls`: the text box, Connect and
-  End session;
+* :class:`~sammy_desktop.ui.session_controls.SessionControls`: the text box, and End
+  conversation / New conversation;
 * :class:`~sammy_desktop.ui.notices.Notices`: banners and transcript notes for what happened;
 * :class:`~sammy_desktop.ui.mic_notices.MicNotices`: a microphone that would not open, a
   Bluetooth headset's microphone;
@@ -41,6 +42,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
+    QPushButton,
     QStackedWidget,
     QToolButton,
     QVBoxLayout,
@@ -184,14 +186,13 @@ class MainWindow(QMainWindow):
         """Banners about the microphone itself (would not open; Bluetooth)."""
         self.session_controls = SessionControls(
             self.message_input,
-            self.connect_button,
-            self.end_session_button,
+            self.conversation_button,
             notices=self.notices,
             tasks=self._tasks,
             controls=controls,
             parent=self,
         )
-        """What the text box, Connect and End session do."""
+        """What the text box and the conversation button do."""
         self.notice_labels = self.notices.show_startup_notices(notices)
         if welcome is not None:
             self.set_welcome(welcome)
@@ -234,9 +235,8 @@ class MainWindow(QMainWindow):
         QWidget.setTabOrder(self.settings_button, self.transcript)
         QWidget.setTabOrder(self.transcript, self.message_input)
         QWidget.setTabOrder(self.message_input, self.send_button)
-        QWidget.setTabOrder(self.send_button, self.connect_button)
-        QWidget.setTabOrder(self.connect_button, self.talk_button)
-        QWidget.setTabOrder(self.talk_button, self.end_session_button)
+        QWidget.setTabOrder(self.send_button, self.talk_button)
+        QWidget.setTabOrder(self.talk_button, self.conversation_button)
         self.talk_button.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _build_header(self, parent: QWidget) -> QHBoxLayout:
@@ -280,22 +280,23 @@ class MainWindow(QMainWindow):
         input_row.addWidget(self.send_button)
         layout.addLayout(input_row)
 
-        # Connect and end-session flank the talk button: a step away, never in the way.
         talk_row = QHBoxLayout()
         talk_row.setContentsMargins(24, 0, 24, 0)
-        self.connect_button = self._tool_button(panel, "Connect")
-        self.end_session_button = self._tool_button(panel, "End session")
-        talk_row.addWidget(self.connect_button, 0, Qt.AlignmentFlag.AlignVCenter)
         talk_row.addStretch(1)
         self.talk_button = TalkButton(self._assets, panel)
         talk_row.addWidget(self.talk_button)
         talk_row.addStretch(1)
-        talk_row.addWidget(self.end_session_button, 0, Qt.AlignmentFlag.AlignVCenter)
         layout.addLayout(talk_row)
         self.talk_hint = QLabel("", panel)
         self.talk_hint.setObjectName("talkHint")
         self.talk_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         layout.addWidget(self.talk_hint)
+        # End conversation / New conversation, in words: a step away, never in the way.
+        self.conversation_button = QPushButton(panel)
+        self.conversation_button.setObjectName("linkButton")
+        self.conversation_button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.conversation_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        layout.addWidget(self.conversation_button, 0, Qt.AlignmentFlag.AlignHCenter)
 
         meters = QHBoxLayout()
         meters.setSpacing(8)
@@ -335,8 +336,7 @@ class MainWindow(QMainWindow):
         self.talk_keys.released.connect(talk.on_released)
         self.message_input.returnPressed.connect(session.on_send_text)
         self.send_button.clicked.connect(session.on_send_text)
-        self.connect_button.clicked.connect(session.on_connect_clicked)
-        self.end_session_button.clicked.connect(session.on_end_session_clicked)
+        self.conversation_button.clicked.connect(session.on_conversation_clicked)
         self.settings_button.clicked.connect(self.on_settings_clicked)
         self.notices.settings_requested.connect(self.settings_requested)
         self.mic_notices.settings_requested.connect(self.settings_requested)
@@ -584,8 +584,6 @@ class MainWindow(QMainWindow):
     def on_palette_changed(self, palette: Palette) -> None:
         """The theme changed: icons in the new colours."""
         color = palette.text_muted
-        self.connect_button.setIcon(self._assets.icon("power", color, 20))
-        self.end_session_button.setIcon(self._assets.icon("leave", color, 20))
         self.settings_button.setIcon(self._assets.icon("settings", color, 18))
         self.send_button.setIcon(self._assets.icon("send", palette.accent, 18))
         self.talk_button.update()

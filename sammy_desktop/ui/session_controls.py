@@ -1,16 +1,18 @@
-"""The controls around the talk button: the text box, Connect and End session.
+"""The controls around the talk button: the text box, and End conversation / New conversation.
 
 Typing is the other way to talk: Enter (or the send button) sends the text while the agent
 takes it (connected, or reconnecting: it is kept and sent once the connection is back);
-otherwise a banner says to connect first and the text stays in the box. Connect connects
-or disconnects, End session ends the conversation for good. The buttons follow the agent's
-state: Connect turns into Disconnect while a session runs, and End session is enabled only
-then.
+otherwise a banner says to connect first and the text stays in the box.
+
+One labelled button ends the conversation, and afterwards starts a new one: "End
+conversation" while one runs (connecting, talking, reconnecting, resting), "New
+conversation" when none does. It replaces two unlabelled icons, Disconnect and End
+session, which read alike and, for the person, did the same.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from PySide6.QtCore import QObject
 
@@ -24,27 +26,36 @@ if TYPE_CHECKING:
     from sammy_desktop.ui.controls import AgentControls, UiTasks
     from sammy_desktop.ui.notices import Notices
 
-__all__ = ["SessionControls"]
+__all__ = ["END_CONVERSATION", "NEW_CONVERSATION", "SessionControls"]
+
+END_CONVERSATION: Final = "End conversation"
+"""The conversation button while a conversation runs."""
+
+NEW_CONVERSATION: Final = "New conversation"
+"""The conversation button when none runs (before the first, after one ended)."""
+
+_DESCRIPTIONS: Final = {
+    END_CONVERSATION: "Ends this conversation with Sammy; what was said stays in the history.",
+    NEW_CONVERSATION: "Starts a new conversation with Sammy.",
+}
 
 
 class SessionControls(QObject):
-    """What the text box and the Connect and End session buttons do.
+    """What the text box and the conversation button do.
 
     Args:
         message_input: the text box.
-        connect_button: connects, or disconnects while a session runs.
-        end_session_button: ends the conversation for good.
+        conversation_button: ends the conversation while one runs, else starts a new one.
         notices: where "not connected" is said.
         tasks: runs the agent's coroutines.
-        controls: the agent; without it the buttons are disabled and typing does nothing.
+        controls: the agent; without it the button is disabled and typing does nothing.
         parent: the Qt parent.
     """
 
     def __init__(
         self,
         message_input: QLineEdit,
-        connect_button: QAbstractButton,
-        end_session_button: QAbstractButton,
+        conversation_button: QAbstractButton,
         *,
         notices: Notices,
         tasks: UiTasks,
@@ -53,8 +64,7 @@ class SessionControls(QObject):
     ) -> None:
         super().__init__(parent)
         self._message_input = message_input
-        self._connect_button = connect_button
-        self._end_session_button = end_session_button
+        self._conversation_button = conversation_button
         self._notices = notices
         self._tasks = tasks
         self._controls = controls
@@ -71,29 +81,33 @@ class SessionControls(QObject):
             return
         self._notices.show_not_connected()
 
-    def on_connect_clicked(self) -> None:
-        """Connect when disconnected, disconnect when connected."""
+    def on_conversation_clicked(self) -> None:
+        """End the conversation that runs, or start a new one."""
         controls = self._controls
         if controls is None:
             return
         if controls.state.is_running:
-            self._tasks.run(controls.stop(), "ui-disconnect")
+            self._tasks.run(controls.end_session("ended by the person"), "ui-end-conversation")
         else:
-            self._notices.on_connecting()
-            self._tasks.run(controls.start(), "ui-connect")
+            self.on_connect_clicked()
 
-    def on_end_session_clicked(self) -> None:
-        """End the conversation for good."""
-        if self._controls is not None and self._controls.state.is_running:
-            self._tasks.run(self._controls.end_session("ended by the person"), "ui-end-session")
+    def on_connect_clicked(self) -> None:
+        """Connect, when no conversation runs (a banner's "Connect", "Connect again")."""
+        controls = self._controls
+        if controls is None or controls.state.is_running:
+            return
+        self._notices.on_connecting()
+        self._tasks.run(controls.start(), "ui-connect")
 
     def on_state_changed(self, event: StateChanged) -> None:
-        """The buttons follow the agent's state."""
+        """The button follows the agent's state."""
         self._show(event.new)
 
     def _show(self, state: AgentState) -> None:
-        running = state.is_running
-        self._connect_button.setToolTip("Disconnect" if running else "Connect")
-        self._connect_button.setAccessibleName("Disconnect" if running else "Connect")
-        self._connect_button.setEnabled(self._controls is not None)
-        self._end_session_button.setEnabled(running)
+        text = END_CONVERSATION if state.is_running else NEW_CONVERSATION
+        button = self._conversation_button
+        button.setText(text)
+        button.setToolTip(_DESCRIPTIONS[text])
+        button.setAccessibleName(text)
+        button.setAccessibleDescription(_DESCRIPTIONS[text])
+        button.setEnabled(self._controls is not None)

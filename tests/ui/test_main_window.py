@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QLineEdit
+from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.config import TalkMode, Theme
@@ -254,21 +254,55 @@ def test_escalation_banner_names_the_record(
     assert "ESC-42" in banner.text and "mailto:help@example.com" in banner.text
 
 
-def test_connect_button_and_end_session(
-    qloop: asyncio.Runner, window: MainWindow, agent: FakeAgent, tasks: UiTasks
+def test_end_conversation_then_new_conversation(
+    qloop: asyncio.Runner,
+    window: MainWindow,
+    agent: FakeAgent,
+    tasks: UiTasks,
+    test_output_dir: Path,
 ) -> None:
+    """One labelled button where two unlabelled icons read alike (issue 24, point 16)."""
+    button = window.conversation_button
+
     async def scenario() -> None:
-        window.connect_button.click()
+        assert button.text() == "New conversation"
+        button.click()
         await asyncio.wait_for(agent.called.wait(), 2)
         await tasks.join()
         assert window.state_label.text() == "Ready"
-        assert window.end_session_button.isEnabled()
-        window.end_session_button.click()
+        assert (button.text(), button.accessibleName()) == ("End conversation",) * 2
+        window.grab().save(str(test_output_dir / "conversation-button-end.png"))
+        button.click()
         await tasks.join()
         assert window.state_label.text() == "Session ended"
         assert agent.names() == ["start", "end_session"]
+        assert button.text() == "New conversation"
+        window.grab().save(str(test_output_dir / "conversation-button-new.png"))
+        button.click()
+        await tasks.join()
+        assert agent.names() == ["start", "end_session", "start"]
 
     qloop.run(scenario())
+
+
+def test_the_conversation_button_is_in_the_tab_order_after_the_talk_button(
+    window: MainWindow,
+) -> None:
+    order: list[QWidget] = []
+    widget: QWidget | None = window.message_input
+    while widget is not None and len(order) < 4:
+        if widget.focusPolicy() & Qt.FocusPolicy.TabFocus == Qt.FocusPolicy.TabFocus:
+            order.append(widget)
+        widget = widget.nextInFocusChain()
+    assert order == [
+        window.message_input,
+        window.send_button,
+        window.talk_button,
+        window.conversation_button,
+    ]
+    # Nothing else in the bottom panel is an unlabelled icon beside the talk button.
+    buttons = window.bottom_panel.findChildren(QAbstractButton)
+    assert set(buttons) == {window.send_button, window.talk_button, window.conversation_button}
 
 
 def test_escape_stops_the_assistant_and_ctrl_comma_opens_settings(

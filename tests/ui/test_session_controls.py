@@ -1,4 +1,4 @@
-"""SessionControls alone: typing, Connect / Disconnect and End session, against the agent."""
+"""SessionControls alone: typing, and End conversation / New conversation, against the agent."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass
 
 import pytest
-from PySide6.QtWidgets import QLineEdit, QToolButton, QWidget
+from PySide6.QtWidgets import QLineEdit, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.core.events import AgentState
@@ -14,7 +14,11 @@ from sammy_desktop.ui.banners import BannerArea
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.notices import Notices
-from sammy_desktop.ui.session_controls import SessionControls
+from sammy_desktop.ui.session_controls import (
+    END_CONVERSATION,
+    NEW_CONVERSATION,
+    SessionControls,
+)
 from sammy_desktop.ui.theme import ThemeController
 from sammy_desktop.ui.transcript import TranscriptView
 
@@ -26,8 +30,7 @@ class Controls:
     host: QWidget  # holds the Qt objects (qtbot keeps only a weak reference)
     session: SessionControls
     text: QLineEdit
-    connect: QToolButton
-    end: QToolButton
+    conversation: QPushButton
     banners: BannerArea
 
 
@@ -39,12 +42,13 @@ def controls(
     qtbot.addWidget(host)
     banners = BannerArea(theme, host)
     notices = Notices(banners, TranscriptView(theme, parent=host), parent=host)
-    text, connect, end = QLineEdit(host), QToolButton(host), QToolButton(host)
+    text, conversation = QLineEdit(host), QPushButton(host)
     session = SessionControls(
-        text, connect, end, notices=notices, tasks=tasks, controls=agent, parent=host
+        text, conversation, notices=notices, tasks=tasks, controls=agent, parent=host
     )
     bridge.state_changed.connect(session.on_state_changed)
-    return Controls(host, session, text, connect, end, banners)
+    conversation.clicked.connect(session.on_conversation_clicked)  # as the window does
+    return Controls(host, session, text, conversation, banners)
 
 
 def test_typed_text_waits_for_a_connection_then_goes(controls: Controls, agent: FakeAgent) -> None:
@@ -62,21 +66,49 @@ def test_typed_text_waits_for_a_connection_then_goes(controls: Controls, agent: 
     assert controls.text.text() == ""
 
 
-def test_connect_turns_into_disconnect_and_end_session_needs_a_session(
+def test_one_button_ends_the_conversation_and_then_starts_a_new_one(
     qloop: asyncio.Runner, controls: Controls, agent: FakeAgent, tasks: UiTasks
 ) -> None:
+    button = controls.conversation
+
+    def says() -> tuple[str, str]:
+        return button.text(), button.accessibleName()
+
     async def scenario() -> None:
-        assert controls.connect.toolTip() == "Connect"
-        assert not controls.end.isEnabled()
-        controls.session.on_end_session_clicked()
-        controls.session.on_connect_clicked()
+        assert says() == (NEW_CONVERSATION, NEW_CONVERSATION)
+        assert button.isEnabled()
+        button.click()
         await tasks.join()
         assert agent.names() == ["start"]
-        assert controls.connect.toolTip() == "Disconnect"
-        assert controls.end.isEnabled()
+        assert says() == (END_CONVERSATION, END_CONVERSATION)
+        assert "history" in button.accessibleDescription()
+        button.click()
+        await tasks.join()
+        assert agent.names() == ["start", "end_session"]
+        assert agent.calls[-1] == ("end_session", ("ended by the person",))
+        assert says() == (NEW_CONVERSATION, NEW_CONVERSATION)
+        # While connecting (or reconnecting) there is a conversation to end.
+        agent.move_to(AgentState.CONNECTING)
+        assert says() == (END_CONVERSATION, END_CONVERSATION)
+        agent.move_to(AgentState.ERROR)
+        assert says() == (NEW_CONVERSATION, NEW_CONVERSATION)
+        # A banner's "Connect again" connects; it never ends a running conversation.
         controls.session.on_connect_clicked()
         await tasks.join()
-        assert agent.names() == ["start", "stop"]
-        assert controls.connect.accessibleName() == "Connect"
+        controls.session.on_connect_clicked()
+        await tasks.join()
+        assert agent.names() == ["start", "end_session", "start"]
 
     qloop.run(scenario())
+
+
+def test_without_the_agent_the_button_is_disabled(
+    qtbot: QtBot, theme: ThemeController, tasks: UiTasks
+) -> None:
+    host = QWidget()
+    qtbot.addWidget(host)
+    notices = Notices(BannerArea(theme, host), TranscriptView(theme, parent=host), parent=host)
+    button = QPushButton(host)
+    SessionControls(QLineEdit(host), button, notices=notices, tasks=tasks, parent=host)
+    assert not button.isEnabled()
+    assert button.accessibleName() == NEW_CONVERSATION
