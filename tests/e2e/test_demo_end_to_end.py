@@ -1,10 +1,12 @@
 """The real app, end to end, in a real X window with real audio devices.
 
-``sammy-desktop --demo`` runs under Xvfb against the private PulseAudio: speech made with
-espeak-ng is played into the virtual microphone while Space is held in the window (through
-xdotool, as a person's keyboard would), the embedded simulator echoes it back, and the
-answer is recorded from the virtual speaker's monitor and compared with what was said. The
-window is captured as a screenshot for a person to look at.
+``sammy-desktop --demo`` runs under Xvfb against the private PulseAudio, its embedded
+simulator on the strict default profile: speech made with espeak-ng is played into the
+virtual microphone while Space is held in the window (through xdotool, as a person's
+keyboard would), the embedded simulator echoes it back, and the answer is recorded from the
+virtual speaker's monitor and compared with what was said. Then a request is typed in the
+text box and the real timer tool is called with the duration it names, its answer said in a
+sentence. The window is captured as a screenshot for a person to look at.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import pytest
 import soxr
 
 from sammy_desktop.core.history import read_history
+from sammy_desktop.sim.profiles import PROFILE_ENV
 
 pytestmark = [pytest.mark.xvfb, pytest.mark.audio]
 
@@ -54,12 +57,10 @@ class AppProcess:
             self._queue.put(line)
         self._queue.put(None)
 
-    def wait_for_line(self, needle: str, timeout: float = 20.0) -> str:
-        """Block until a stderr line contains ``needle`` (lines seen earlier count)."""
-        for seen in self.lines:
-            if needle in seen:
-                return seen
-        while True:
+    def wait_for_line(self, needle: str, timeout: float = 20.0, *, count: int = 1) -> str:
+        """Block until ``count`` stderr lines contain ``needle`` (lines seen earlier count)."""
+        found = [seen for seen in self.lines if needle in seen]
+        while len(found) < count:
             try:
                 line = self._queue.get(timeout=timeout)
             except queue.Empty:
@@ -68,7 +69,8 @@ class AppProcess:
                 pytest.fail(f"the app ended before {needle!r}:\n{self.output}")
             self.lines.append(line)
             if needle in line:
-                return line
+                found.append(line)
+        return found[count - 1]
 
     @property
     def output(self) -> str:
@@ -152,13 +154,14 @@ def _screenshot(window_id: str, path: Path) -> None:
     )
 
 
-def test_hold_space_speak_and_hear_the_echo(tmp_path: Path, test_output_dir: Path) -> None:
+def test_speak_and_hear_the_echo_then_type_a_timer(tmp_path: Path, test_output_dir: Path) -> None:
     speech_wav = tmp_path / "speech.wav"
     _run("espeak-ng", "-s", "150", "-w", str(speech_wav), "Hello Sammy, please repeat this.")
     speech, speech_rate = _read_wav(speech_wav)
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     env.pop("QT_QPA_PLATFORM", None)  # a real X window on the test's Xvfb
+    env.pop(PROFILE_ENV, None)  # the demo as people get it: the strict default profile
     profile = tmp_path / "profile"
     app = AppProcess(["--demo", "--config-dir", str(profile), "--log-level", "DEBUG"], env)
     try:
@@ -175,6 +178,13 @@ def test_hold_space_speak_and_hear_the_echo(tmp_path: Path, test_output_dir: Pat
             _run("xdotool", "keyup", "space")
             app.wait_for_line("user_speaking -> thinking (talk released)")
             app.wait_for_line("assistant_speaking -> ready (answer played)", timeout=30)
+
+        # A typed request: the text box is two steps before the talk button in tab order.
+        _run("xdotool", "key", "--window", window_id, "shift+Tab", "shift+Tab")
+        _run("xdotool", "type", "--delay", "20", "Set a timer for two minutes")
+        _run("xdotool", "key", "Return")
+        app.wait_for_line("ready -> thinking (text sent)")
+        app.wait_for_line("assistant_speaking -> ready (answer played)", timeout=30, count=2)
         _screenshot(window_id, test_output_dir / "e2e-demo-window.png")
     finally:
         code = app.stop()
@@ -202,6 +212,18 @@ def test_hold_space_speak_and_hear_the_echo(tmp_path: Path, test_output_dir: Pat
     records = read_history(history_file)
     users = [r["text"] for r in records if r.get("type") == "user"]
     assistants = [r["text"] for r in records if r.get("type") == "assistant"]
-    assert len(users) == 1
+    assert len(users) == 2
     assert users[0].startswith("[you spoke for ")
-    assert assistants == ["[your voice, played back]"]
+    assert users[1] == "Set a timer for two minutes"
+    assert assistants[0] == (
+        "That was your voice, played back: the offline demo cannot understand speech. "
+        "Type a request, such as \u201cwhat time is it\u201d."
+    )
+    # The timer tool was called with the duration typed, and its own answer was said.
+    (call,) = [r for r in records if r.get("type") == "tool_call"]
+    assert (call["name"], call["args"]) == ("setTimer", {"duration": "2m"})
+    (result,) = [r for r in records if r.get("type") == "tool_result"]
+    assert result["response"]["output"]["ok"] is True
+    ends_at = result["response"]["output"]["value"]["ends_at"]
+    assert assistants[1] == f"Your timer for 2 minutes is running; it ends at {ends_at}."
+    assert len(assistants) == 2
