@@ -173,7 +173,7 @@ DEMO_INTENTS: tuple[Intent, ...] = (
         ),
         example="what do you know about my computer",
         call="getCurrentContext",
-        args={"reason": "The person asked what you know about their computer."},
+        args={"reason": "you asked what I know about this computer"},
         say=(
             "It's {value.weekday} here, your time zone is {value.time_zone}, and this "
             "computer runs {value.platform}.",
@@ -195,7 +195,7 @@ DEMO_INTENTS: tuple[Intent, ...] = (
         ),
         example="goodbye",
         call="endSession",
-        args={"reason": "The person said: {said.request}", "confirmed": True},
+        args={"reason": "you said \u201c{said.request}\u201d", "confirmed": True},
         say=("Goodbye! Thanks for trying Sammy's offline demo.",),
         say_failed=("Sorry, the conversation did not end. You can end it from the window.",),
         say_unavailable="Goodbye! You can end the conversation from the window.",

@@ -144,14 +144,14 @@ PHRASINGS = [
     (
         "what do you know about my computer?",
         "getCurrentContext",
-        {"reason": "The person asked what you know about their computer."},
+        {"reason": "you asked what I know about this computer"},
     ),
-    ("goodbye", "endSession", {"reason": "The person said: goodbye", "confirmed": True}),
-    ("OK, bye!", "endSession", {"reason": "The person said: OK, bye", "confirmed": True}),
+    ("goodbye", "endSession", {"reason": "you said \u201cgoodbye\u201d", "confirmed": True}),
+    ("OK, bye!", "endSession", {"reason": "you said \u201cOK, bye\u201d", "confirmed": True}),
     (
         "please end the conversation",
         "endSession",
-        {"reason": "The person said: please end the conversation", "confirmed": True},
+        {"reason": "you said \u201cplease end the conversation\u201d", "confirmed": True},
     ),
 ]
 
@@ -209,7 +209,7 @@ ANSWERS = [
     ),
     (
         "goodbye",
-        _ok({"ending": True, "reason": "The person said: goodbye"}),
+        _ok({"ending": True, "reason": "you said \u201cgoodbye\u201d"}),
         "Goodbye! Thanks for trying Sammy's offline demo.",
     ),
 ]

@@ -165,7 +165,7 @@ async def test_a_demo_conversation_calls_each_tool_with_valid_arguments(tmp_path
             "Linux (Debian 12)."
         )
 
-        assert demo.value("endSession").reason == "The person said: OK, goodbye"
+        assert demo.value("endSession").reason == "you said \u201cOK, goodbye\u201d"
         assert answers["goodbye"] == "Goodbye! Thanks for trying Sammy's offline demo."
 
         assert demo.events.of(ToolCallFailed) == []  # no red card in the whole conversation
