@@ -31,11 +31,14 @@ from sammy_desktop.tools.events import (
 from sammy_desktop.tools.results import ToolErrorKind, ToolResult
 from sammy_desktop.ui.painted import Spinner
 from sammy_desktop.ui.theme import Palette, ThemeController
+from sammy_desktop.ui.wrapping import ElidedLabel, WrappingLabel
 
 __all__ = ["CodeCard", "ToolCard", "format_duration", "key_argument", "summarize_result"]
 
 _MAX_ARGUMENT_CHARS: Final = 40
 _MAX_RESULT_CHARS: Final = 110
+_NAME_KEEP_PX: Final = 120
+"""How much of the tool's name a narrow card keeps before its argument gives way."""
 
 _FAILURE_WORDS: Final[dict[ToolErrorKind, str]] = {
     ToolErrorKind.MISSING_NAME: "The call had no tool name.",
@@ -98,11 +101,21 @@ def summarize_result(result: ToolResult[Any]) -> str:
     return _short(value, _MAX_RESULT_CHARS)
 
 
-def _plain_label(text: str, parent: QWidget, name: str) -> QLabel:
-    """A label that shows ``text`` as it is: a tool's or the model's text is never markup."""
-    label = QLabel(text, parent)
+def _plain_label(text: str, parent: QWidget, name: str) -> WrappingLabel:
+    """A label that shows ``text`` as it is: a tool's or the model's text is never markup.
+
+    It wraps, long words (a URL, a path) included, so a card is never wider than the
+    transcript.
+    """
+    label = WrappingLabel(text, parent)
     label.setObjectName(name)
-    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label
+
+
+def _header_label(text: str, parent: QWidget, name: str, keep: int | None = None) -> ElidedLabel:
+    """One line of a card's header, as it is, cut with "…" where the card is narrow."""
+    label = ElidedLabel(text, parent, keep=keep)
+    label.setObjectName(name)
     return label
 
 
@@ -138,9 +151,9 @@ class ToolCard(QFrame):
         self._theme = theme
         self.icon_label = QLabel(self)
         row.addWidget(self.icon_label)
-        self.name_label = _plain_label(self.tool_name, self, "toolName")
+        self.name_label = _header_label(self.tool_name, self, "toolName", _NAME_KEEP_PX)
         row.addWidget(self.name_label)
-        self.argument_label = _plain_label(key_argument(self._arguments), self, "toolArgument")
+        self.argument_label = _header_label(key_argument(self._arguments), self, "toolArgument")
         row.addWidget(self.argument_label, 1)
         self.spinner = Spinner(self)
         row.addWidget(self.spinner)
@@ -156,14 +169,12 @@ class ToolCard(QFrame):
         outer.addLayout(row)
 
         self.result_label = _plain_label("", self, "toolResult")
-        self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result_label.setContentsMargins(24, 0, 0, 0)
         self.result_label.hide()
         outer.addWidget(self.result_label)
 
         self.details_label = _plain_label("", self, "toolDetails")
-        self.details_label.setWordWrap(True)
         self.details_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details_label.setContentsMargins(24, 0, 0, 0)
         self.details_label.hide()
@@ -300,9 +311,9 @@ class CodeCard(QFrame):
         row.setSpacing(8)
         self.icon_label = QLabel(self)
         row.addWidget(self.icon_label)
-        self.name_label = _plain_label("Code execution", self, "toolName")
+        self.name_label = _header_label("Code execution", self, "toolName", _NAME_KEEP_PX)
         row.addWidget(self.name_label)
-        self.language_label = _plain_label(_language_word(event.language), self, "toolArgument")
+        self.language_label = _header_label(_language_word(event.language), self, "toolArgument")
         row.addWidget(self.language_label, 1)
         self.spinner = Spinner(self)
         row.addWidget(self.spinner)
@@ -311,7 +322,6 @@ class CodeCard(QFrame):
         self.code_label = self._block("codeBlock")
         outer.addWidget(self.code_label)
         self.result_label = _plain_label("", self, "toolResult")
-        self.result_label.setWordWrap(True)
         self.result_label.setContentsMargins(24, 0, 0, 0)
         self.result_label.hide()
         outer.addWidget(self.result_label)
@@ -327,12 +337,11 @@ class CodeCard(QFrame):
             self.set_result(event)
         self._refresh_accessible()
 
-    def _block(self, name: str) -> QLabel:
+    def _block(self, name: str) -> WrappingLabel:
         # The tool card's monospace text (toolDetails); the name says which block it is.
         label = _plain_label("", self, "toolDetails")
         label.setAccessibleName("Code" if name == "codeBlock" else "Output")
         label.setProperty("block", name)
-        label.setWordWrap(True)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         label.setContentsMargins(24, 2, 0, 2)
         label.hide()

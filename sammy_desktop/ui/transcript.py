@@ -47,6 +47,7 @@ from sammy_desktop.tools.events import (
 from sammy_desktop.ui.search_suggestions import SearchSuggestions
 from sammy_desktop.ui.theme import ThemeController
 from sammy_desktop.ui.tool_card import CodeCard, ToolCard
+from sammy_desktop.ui.wrapping import WrappingLabel
 
 __all__ = ["Bubble", "MessageRow", "TranscriptView"]
 
@@ -54,13 +55,14 @@ _BUBBLE_WIDTH_SHARE: Final = 0.8
 _FOLLOW_SLACK_PX: Final = 24
 
 
-class Bubble(QLabel):
+class Bubble(WrappingLabel):
     """A word-wrapped line of text that is as wide as its text, up to its maximum width.
 
     A word-wrapped QLabel asks for a width of its own choosing, far narrower than the
     space there is ("[you spoke for 2.2 s]" broke after "2.2" in a 420 px window). This
     one asks for its text's one-line width, capped at the maximum width the transcript
-    sets (about four fifths of it), and wraps only beyond that.
+    sets (about four fifths of it), and wraps only beyond that; a word too long for a
+    line breaks anywhere (:class:`WrappingLabel`), so no bubble is ever wider than that.
     """
 
     def sizeHint(self) -> QSize:
@@ -96,7 +98,7 @@ class MessageRow(QWidget):
         layout.addWidget(self.speaker_label)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
-        self.bubble = Bubble(self)
+        self.bubble = Bubble(parent=self)
         self.bubble.setObjectName("userBubble" if is_user else "assistantBubble")
         self.bubble.setWordWrap(True)
         self.bubble.setTextFormat(Qt.TextFormat.PlainText)
@@ -178,6 +180,9 @@ class TranscriptView(QScrollArea):
 
         self._content = QWidget(self)
         self._content.setObjectName("transcriptContent")
+        # Any minimum width of its own keeps the content exactly as wide as the viewport:
+        # without one the scroll area widens it to its widest child's minimum.
+        self._content.setMinimumWidth(1)
         self._layout = QVBoxLayout(self._content)
         self._layout.setContentsMargins(4, 8, 8, 8)
         self._layout.setSpacing(12)
@@ -386,11 +391,10 @@ class TranscriptView(QScrollArea):
 
     def add_note(self, text: str) -> QLabel:
         """A quiet centred line (session started, ended, reconnected...)."""
-        note = QLabel(text, self._content)
+        # Plain text: it may quote the model (endSession's reason).
+        note = WrappingLabel(text, self._content)
         note.setObjectName("systemLine")
-        note.setTextFormat(Qt.TextFormat.PlainText)  # may quote the model (endSession's reason)
         note.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        note.setWordWrap(True)
         self._append(note)
         return note
 
