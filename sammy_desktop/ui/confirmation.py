@@ -16,18 +16,19 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from pydantic_core import to_jsonable_python
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QFocusEvent, QKeyEvent
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QFocusEvent, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
-    QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
 from sammy_desktop.tools.context import ConfirmationRequest
+from sammy_desktop.ui.wrapping import WrappingButton, WrappingLabel
 
 __all__ = ["Answer", "ConfirmationSheet", "Grant", "QtConfirmationPort"]
 
@@ -86,6 +87,79 @@ class Grant:
         return self.tool_name if self.target is None else f"{self.tool_name} on {self.target}"
 
 
+class _Choices(QWidget):
+    """Two buttons side by side, or one above the other where the row is too narrow.
+
+    It places them itself, without a layout: a layout's own height would stand in for the
+    height this widget needs at a width (Qt asks the layout first).
+    """
+
+    _SPACING: Final = 8
+
+    def __init__(self, first: QPushButton, second: QPushButton, parent: QWidget) -> None:
+        super().__init__(parent)
+        self._pair = (first, second)
+        for button in self._pair:
+            button.setParent(self)
+        policy = self.sizePolicy()
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    @property
+    def stacked(self) -> bool:
+        """Whether the buttons are one above the other now."""
+        first, second = self._pair
+        return second.y() > first.y()
+
+    def _fits(self, width: int) -> bool:
+        first, second = (button.sizeHint().width() for button in self._pair)
+        return first + second + self._SPACING <= width
+
+    def _heights(self) -> tuple[int, int]:
+        first, second = (button.sizeHint().height() for button in self._pair)
+        return first, second
+
+    def sizeHint(self) -> QSize:
+        """Side by side."""
+        first, second = (button.sizeHint() for button in self._pair)
+        width = first.width() + second.width() + self._SPACING
+        return QSize(width, max(first.height(), second.height()))
+
+    def minimumSizeHint(self) -> QSize:
+        """Room for the wider button alone (below that they stack)."""
+        first, second = (button.sizeHint() for button in self._pair)
+        return QSize(max(first.width(), second.width()), self.heightForWidth(0))
+
+    def hasHeightForWidth(self) -> bool:
+        """Narrow, the buttons stack."""
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        """One button's height, or both and the spacing where they stack at ``width``."""
+        first, second = self._heights()
+        if self._fits(width):
+            return max(first, second)
+        return first + self._SPACING + second
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Place the buttons for the new width."""
+        super().resizeEvent(event)
+        width = event.size().width()
+        first, second = self._pair
+        first_height, second_height = self._heights()
+        if self._fits(width):
+            half = (width - self._SPACING) // 2
+            left = max(half, first.sizeHint().width())
+            if second.sizeHint().width() > width - self._SPACING - left:
+                left = width - self._SPACING - second.sizeHint().width()
+            height = max(first_height, second_height)
+            first.setGeometry(0, 0, left, height)
+            second.setGeometry(left + self._SPACING, 0, width - left - self._SPACING, height)
+        else:
+            first.setGeometry(0, 0, width, first_height)
+            second.setGeometry(0, first_height + self._SPACING, width, second_height)
+
+
 class ConfirmationSheet(QWidget):
     """A sheet that covers its parent (the transcript's host) while a question is open.
 
@@ -93,6 +167,9 @@ class ConfirmationSheet(QWidget):
     for :data:`ARM_DELAY_MS` after a question appears; Space never presses a button here
     (it is the push-to-talk key); Enter approves once armed, unless the person moved the
     focus to another choice; Esc denies at any time.
+
+    Every text wraps, long words and the "Always" choice included; the buttons stack where
+    they do not fit side by side, and the sheet scrolls where the window is too low for it.
 
     Args:
         parent: the widget the sheet covers; it follows that widget's size.
@@ -119,20 +196,33 @@ class ConfirmationSheet(QWidget):
         self._deadline = 0.0
 
         outer = QVBoxLayout(self)
-        outer.setContentsMargins(16, 16, 16, 16)
-        outer.addStretch(1)
-        self.card = QFrame(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setObjectName("sheetScroll")
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        holder = QWidget(self.scroll_area)
+        holder.setObjectName("sheetHolder")
+        holder.setMinimumWidth(1)  # as wide as the sheet, never wider (see TranscriptView)
+        holder_layout = QVBoxLayout(holder)
+        holder_layout.setContentsMargins(16, 16, 16, 16)
+        holder_layout.addStretch(1)
+        self.scroll_area.setWidget(holder)
+        outer.addWidget(self.scroll_area)
+        self.card = QFrame(holder)
         self.card.setObjectName("sheetCard")
         card_layout = QVBoxLayout(self.card)
         card_layout.setContentsMargins(20, 18, 20, 16)
         card_layout.setSpacing(10)
-        self.title_label = QLabel(self.card)
+        self.title_label = WrappingLabel(parent=self.card)
         self.title_label.setObjectName("sheetTitle")
         self.title_label.setWordWrap(True)
-        self.prompt_label = QLabel(self.card)
+        self.prompt_label = WrappingLabel(parent=self.card)
         self.prompt_label.setObjectName("sheetPrompt")
         self.prompt_label.setWordWrap(True)
-        self.arguments_label = QLabel(self.card)
+        self.arguments_label = WrappingLabel(parent=self.card)
         self.arguments_label.setObjectName("sheetArguments")
         self.arguments_label.setWordWrap(True)
         self.arguments_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -150,21 +240,19 @@ class ConfirmationSheet(QWidget):
         card_layout.addWidget(self.arguments_label)
         card_layout.addWidget(self.countdown_label)
 
-        buttons = QHBoxLayout()
-        buttons.setSpacing(8)
         self.deny_button = QPushButton("Deny (Esc)", self.card)
         self.deny_button.setAccessibleName("Deny")
         self.approve_button = QPushButton("Approve (Enter)", self.card)
         self.approve_button.setObjectName("primaryButton")
         self.approve_button.setAccessibleName("Approve")
-        buttons.addWidget(self.deny_button, 1)
-        buttons.addWidget(self.approve_button, 1)
-        card_layout.addLayout(buttons)
-        self.always_button = QPushButton("Always allow this session", self.card)
+        self.choices = _Choices(self.deny_button, self.approve_button, self.card)
+        card_layout.addWidget(self.choices)
+        # It names the tool and the target, so it can be long: it wraps.
+        self.always_button = WrappingButton("Always allow this session", self.card)
         self.always_button.setObjectName("linkButton")
         self.always_button.setAccessibleName("Approve always for this session")
         card_layout.addWidget(self.always_button, 0, Qt.AlignmentFlag.AlignHCenter)
-        outer.addWidget(self.card)
+        holder_layout.addWidget(self.card)
         # Tab order from the safe choice, where the focus starts.
         QWidget.setTabOrder(self.deny_button, self.approve_button)
         QWidget.setTabOrder(self.approve_button, self.always_button)

@@ -58,6 +58,7 @@ from sammy_desktop.ui.banners import BannerArea
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.confirmation import ConfirmationSheet, QtConfirmationPort
 from sammy_desktop.ui.controls import AgentControls, UiTasks
+from sammy_desktop.ui.header import HeaderLayout
 from sammy_desktop.ui.key_state import KeyState
 from sammy_desktop.ui.mic_notices import MicNotices
 from sammy_desktop.ui.notices import Notices
@@ -239,27 +240,26 @@ class MainWindow(QMainWindow):
         QWidget.setTabOrder(self.talk_button, self.conversation_button)
         self.talk_button.setFocus(Qt.FocusReason.OtherFocusReason)
 
-    def _build_header(self, parent: QWidget) -> QHBoxLayout:
-        header = QHBoxLayout()
-        header.setSpacing(8)
+    def _build_header(self, parent: QWidget) -> HeaderLayout:
+        # One row, or the badge (and the name) on a second one when the window is narrow.
+        header = HeaderLayout(spacing=8)
         title = QLabel("Sammy", parent)
         title.setObjectName("appTitle")
-        header.addWidget(title)
+        header.set_title(title)
         self.demo_badge = QLabel("Offline demo", parent)
         self.demo_badge.setObjectName("demoBadge")
         self.demo_badge.setAccessibleName("Offline demo: answers come from a local simulator")
         self.demo_badge.setToolTip("Answers come from a local simulator, not from Gemini.")
         self.demo_badge.setVisible(self._demo_mode)
-        header.addWidget(self.demo_badge)
-        header.addStretch(1)
+        header.set_badge(self.demo_badge)
         self.mic_mark = MicMark(parent)
-        header.addWidget(self.mic_mark)
+        header.add_trailing(self.mic_mark)
         self.state_pill = StatePill(parent)
         self.state_label = self.state_pill.label
-        header.addWidget(self.state_pill)
+        header.add_trailing(self.state_pill)
         self.settings_button = self._tool_button(parent, "Settings (Ctrl+,)")
         self.settings_button.setAccessibleName("Settings")
-        header.addWidget(self.settings_button)
+        header.add_trailing(self.settings_button)
         return header
 
     def _build_bottom(self, panel: QWidget) -> None:
