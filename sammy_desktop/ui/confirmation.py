@@ -15,6 +15,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Final
 
+import shiboken6
 from pydantic_core import to_jsonable_python
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFocusEvent, QKeyEvent, QResizeEvent
@@ -166,7 +167,8 @@ class ConfirmationSheet(QWidget):
     Safe by default: the focus starts on Deny; Approve and "Always" take no click or key
     for :data:`ARM_DELAY_MS` after a question appears; Space never presses a button here
     (it is the push-to-talk key); Enter approves once armed, unless the person moved the
-    focus to another choice; Esc denies at any time.
+    focus to another choice; Esc denies at any time. Once the last question is answered
+    the focus goes back where it was before the sheet showed.
 
     Every text wraps, long words and the "Always" choice included; the buttons stack where
     they do not fit side by side, and the sheet scrolls where the window is too low for it.
@@ -194,6 +196,7 @@ class ConfirmationSheet(QWidget):
         self._queue: deque[ConfirmationRequest] = deque()
         self._current: ConfirmationRequest | None = None
         self._deadline = 0.0
+        self._focus_before: QWidget | None = None
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -290,6 +293,7 @@ class ConfirmationSheet(QWidget):
     def ask(self, request: ConfirmationRequest) -> None:
         """Show ``request`` now, or after the questions before it."""
         if self._current is None:
+            self._focus_before = self.window().focusWidget()
             self._present(request)
         else:
             self._queue.append(request)
@@ -366,9 +370,24 @@ class ConfirmationSheet(QWidget):
         self._timeout.stop()
         self._arming.stop()
         self.hide()
+        if not self._queue:
+            self._give_focus_back()
         self.answered.emit(request.token, approved, how)
         if self._queue and self._current is None:
             self._present(self._queue.popleft())
+
+    def _give_focus_back(self) -> None:
+        """Hiding the sheet passed the focus on to the next widget; put it back instead."""
+        before, self._focus_before = self._focus_before, None
+        if (
+            before is None
+            or not shiboken6.isValid(before)
+            or not before.isVisible()
+            or not before.isEnabled()
+            or self.isAncestorOf(before)
+        ):
+            return
+        before.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _on_tick(self) -> None:
         left = self.seconds_left()

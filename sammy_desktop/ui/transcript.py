@@ -6,7 +6,8 @@ line is final. Tool cards are keyed by call id; the cards of code the model ran 
 service's side by the service's code id (a result without one goes to the turn's card still
 waiting). Under a grounded answer: the web pages it came from, as links, and Google's Search
 suggestions as chips. The view follows new content to the bottom until the person scrolls
-up, and follows again once they scroll back down.
+up, and follows again once they scroll back down; while they read further up, new lines
+bring up a "Jump to latest" button over the bottom of the view.
 
 For screen readers every line is a label named after its speaker, the area is named
 "Conversation", and its description always holds the newest finished line.
@@ -19,11 +20,12 @@ from collections.abc import Callable
 from typing import Final
 
 from PySide6.QtCore import QSize, Qt, QUrl
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QFocusEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QScrollArea,
     QSizePolicy,
     QVBoxLayout,
@@ -53,6 +55,13 @@ __all__ = ["Bubble", "MessageRow", "TranscriptView"]
 
 _BUBBLE_WIDTH_SHARE: Final = 0.8
 _FOLLOW_SLACK_PX: Final = 24
+_JUMP_MARGIN_PX: Final = 10
+_KEYBOARD_FOCUS: Final = (
+    Qt.FocusReason.TabFocusReason,
+    Qt.FocusReason.BacktabFocusReason,
+    Qt.FocusReason.ShortcutFocusReason,
+)
+"""Focus the person moved with the keyboard: only then does the view draw its focus frame."""
 
 
 class Bubble(WrappingLabel):
@@ -197,6 +206,15 @@ class TranscriptView(QScrollArea):
         self._layout.addWidget(self.empty_hint)
         self._layout.addStretch(1)
         self.setWidget(self._content)
+        self.setProperty("keyboardFocus", False)
+
+        self.jump_button = QPushButton("Jump to latest", self)
+        self.jump_button.setObjectName("jumpToLatest")
+        self.jump_button.setAccessibleName("Jump to the latest line")
+        self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.jump_button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.jump_button.clicked.connect(self.scroll_to_end)
+        self.jump_button.hide()
 
         self._lines: dict[tuple[int, Speaker], MessageRow] = {}
         self._cards: dict[str, ToolCard] = {}
@@ -256,6 +274,8 @@ class TranscriptView(QScrollArea):
             row = MessageRow(event.speaker, name, self._content)
             self._lines[key] = row
             self._append(row)
+        elif row.text != event.text:
+            self._offer_jump()
         row.set_text(event.text, final=event.final)
         if event.final:
             self.setAccessibleDescription(f"{row.speaker_label.text()}: {event.text}")
@@ -401,6 +421,7 @@ class TranscriptView(QScrollArea):
     def scroll_to_end(self) -> None:
         """Jump to the newest line and follow again."""
         self._follow = True
+        self.jump_button.hide()
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
 
@@ -410,6 +431,21 @@ class TranscriptView(QScrollArea):
         self._remove_empty_hint()
         self._layout.insertWidget(self._layout.count() - 1, widget)
         self._fit_bubbles()
+        self._offer_jump()
+
+    def _offer_jump(self) -> None:
+        """Something new came below while the person reads further up."""
+        if not self._follow and not self.jump_button.isVisible():
+            self._place_jump_button()
+            self.jump_button.show()
+            self.jump_button.raise_()
+
+    def _place_jump_button(self) -> None:
+        hint = self.jump_button.sizeHint()
+        area = self.viewport().geometry()
+        x = area.center().x() - hint.width() // 2
+        y = area.bottom() - hint.height() - _JUMP_MARGIN_PX
+        self.jump_button.setGeometry(x, y, hint.width(), hint.height())
 
     def _remove_empty_hint(self) -> None:
         if self.empty_hint.parent() is None:
@@ -431,6 +467,24 @@ class TranscriptView(QScrollArea):
         """Bubbles take at most about four fifths of the width."""
         super().resizeEvent(event)
         self._fit_bubbles()
+        self._place_jump_button()
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        """A focus frame only for focus that came by the keyboard (Tab), not by a click."""
+        super().focusInEvent(event)
+        self._set_keyboard_focus(event.reason() in _KEYBOARD_FOCUS)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        """No focus, no frame."""
+        super().focusOutEvent(event)
+        self._set_keyboard_focus(False)
+
+    def _set_keyboard_focus(self, on: bool) -> None:
+        if self.property("keyboardFocus") != on:
+            self.setProperty("keyboardFocus", on)
+            self.style().unpolish(self)
+            self.style().polish(self)
+            self.update()
 
     def _on_range_changed(self, _minimum: int, maximum: int) -> None:
         if self._follow:
@@ -438,3 +492,5 @@ class TranscriptView(QScrollArea):
 
     def _on_scrolled(self, value: int) -> None:
         self._follow = value >= self.verticalScrollBar().maximum() - _FOLLOW_SLACK_PX
+        if self._follow:
+            self.jump_button.hide()
