@@ -77,8 +77,12 @@ class Theme(enum.StrEnum):
     DARK = "dark"
 
 
-def _section(name: str) -> dict[str, Any]:
-    return {"section": name}
+def _section(name: str, *, format_hint: str | None = None) -> dict[str, Any]:
+    """The settings page a field is on, and what to say when its text has the wrong form."""
+    extra: dict[str, Any] = {"section": name}
+    if format_hint is not None:
+        extra["format_hint"] = format_hint
+    return extra
 
 
 class PrivacySettings(BaseModel):
@@ -140,7 +144,7 @@ SECRET_IN_VALUE: Final = "secret_in_value"  # noqa: S105 - an error type, not a 
 (:func:`~sammy_desktop.config.store.describe_validation_error`) do not repeat it."""
 
 
-def _refuse_credentials_in_url(value: str, what: str) -> None:
+def _refuse_credentials_in_url(value: str) -> None:
     """Refuse a user name, a password or a query in a URL that is saved in plain text.
 
     A ``?key=`` or ``user:password@`` would sit in the settings file for anyone who reads
@@ -154,32 +158,34 @@ def _refuse_credentials_in_url(value: str, what: str) -> None:
     if "@" in parts.netloc:
         raise PydanticCustomError(
             SECRET_IN_VALUE,
-            f"{what} may not contain a user name or password (user:password@): it would be "
-            "saved in the settings file in plain text. Enter the address without it; Sammy "
-            "sends the API key saved under Account",
+            "The address may not contain a user name or password (user:password@): it would "
+            "be saved in the settings file in plain text. Enter it without them; Sammy sends "
+            "the API key saved under Account",
         )
     if parts.query or parts.fragment or value.strip().endswith(("?", "#")):
         raise PydanticCustomError(
             SECRET_IN_VALUE,
-            f"{what} may not have a query or fragment (such as ?key=...): a key there would be "
-            "saved in the settings file in plain text, and the service's paths are added to "
-            "this address. Enter the address without it; Sammy sends the API key saved under "
-            "Account",
+            "The address may not end in a query or fragment (such as ?key=...): a key there "
+            "would be saved in the settings file in plain text, and the service's paths are "
+            "added to this address. Enter it without that part; Sammy sends the API key saved "
+            "under Account",
         )
 
 
-def _check_url(value: str, schemes: tuple[str, ...], what: str) -> str:
+def _check_url(value: str, schemes: tuple[str, ...]) -> str:
+    """The address as saved; refused (with what to do) unless it starts with ``schemes``."""
     value = value.strip()
     if not value:
         return value
     parts = urlsplit(value)
     if parts.scheme not in schemes:
-        allowed = ", ".join(f"{s}:" for s in schemes)
-        raise ValueError(f"{what} must start with {allowed} (got {value!r})")
+        starts = [f"{s}://" if s != "mailto" else "mailto:" for s in schemes]
+        allowed = ", ".join(starts[:-1]) + " or " + starts[-1]
+        raise ValueError(f"use an address that starts with {allowed}")
     if parts.scheme != "mailto" and not parts.netloc:
-        raise ValueError(f"{what} has no host (got {value!r})")
+        raise ValueError(f"put the site's name after {parts.scheme}://")
     if parts.scheme == "mailto" and "@" not in parts.path:
-        raise ValueError(f"{what} needs an e-mail address after mailto: (got {value!r})")
+        raise ValueError("put an e-mail address after mailto:")
     return value
 
 
@@ -225,8 +231,7 @@ def _normalize_hotkey(value: str) -> str:
     parts = [part.strip() for part in value.strip().split("+")]
     if any(not part for part in parts):
         raise ValueError(
-            f"write the keys joined with +, e.g. Ctrl+Alt+Space (got {value!r}; the + key "
-            "itself cannot be used)"
+            "write the keys joined with +, such as Ctrl+Alt+Space (the + key itself cannot be used)"
         )
     modifiers: list[str] = []
     keys: list[str] = []
@@ -235,7 +240,7 @@ def _normalize_hotkey(value: str) -> str:
         if lowered in _HOTKEY_MODIFIERS:
             modifier = _HOTKEY_MODIFIERS[lowered]
             if modifier in modifiers:
-                raise ValueError(f"{modifier} appears twice in {value!r}")
+                raise ValueError(f"{modifier} appears twice: name each key once")
             modifiers.append(modifier)
         elif lowered in _HOTKEY_NAMED_KEYS or lowered in _HOTKEY_TYPING_KEYS:
             keys.append(_HOTKEY_NAMED_KEYS.get(lowered) or _HOTKEY_TYPING_KEYS[lowered])
@@ -247,7 +252,10 @@ def _normalize_hotkey(value: str) -> str:
                 "such as Space, a letter, a digit or F1 to F20"
             )
     if len(keys) != 1:
-        raise ValueError(f"a hotkey needs exactly one key besides the modifiers (got {value!r})")
+        raise ValueError(
+            "a hotkey needs exactly one key besides the modifiers (Ctrl, Alt, Shift, Super), "
+            "such as Ctrl+Alt+Space"
+        )
     key = keys[0]
     # Without Ctrl, Alt or Super the hotkey would fire while the person types elsewhere.
     if key not in _HOTKEY_NAMED_KEYS.values() and not set(modifiers) - {"Shift"}:
@@ -289,7 +297,9 @@ class Settings(BaseModel):
         "en-US",
         title="Language",
         description="The language you speak and want answers in, as a BCP-47 code (en-US).",
-        json_schema_extra=_section("Voice & language"),
+        json_schema_extra=_section(
+            "Voice & language", format_hint="Use a language code like en-US, or just en."
+        ),
     )
     system_prompt: Annotated[str, Field(max_length=20_000)] = Field(
         DEFAULT_SYSTEM_PROMPT,
@@ -463,7 +473,7 @@ class Settings(BaseModel):
         title="API version",
         description="The Live API version to connect with. Google serves Live on v1beta; "
         "change it only for a gateway that needs another (SAMMY_API_VERSION overrides it).",
-        json_schema_extra=_section("Account"),
+        json_schema_extra=_section("Account", format_hint="Use an API version like v1beta."),
     )
     connect_on_start: bool = Field(
         True,
@@ -516,8 +526,8 @@ class Settings(BaseModel):
     @field_validator("api_base_url")
     @classmethod
     def _check_api_base_url(cls, value: str) -> str:
-        _refuse_credentials_in_url(value, "API endpoint")
-        return _check_url(value, ("https", "http", "wss", "ws"), "API endpoint").rstrip("/")
+        _refuse_credentials_in_url(value)
+        return _check_url(value, ("https", "http", "wss", "ws")).rstrip("/")
 
     @field_validator("allowed_applications")
     @classmethod
@@ -527,15 +537,15 @@ class Settings(BaseModel):
         for raw_name, command in value.items():
             name = raw_name.strip()
             if not name or len(name) > 100:
-                raise ValueError(f"application name {raw_name!r} must be 1 to 100 characters")
+                raise ValueError("an application's name must be 1 to 100 characters")
             if name.casefold() in seen:
                 raise ValueError(
-                    f"applications {seen[name.casefold()]!r} and {raw_name!r} have the same name"
+                    f"“{seen[name.casefold()]}” and “{raw_name}” have the same name: give each "
+                    "application its own"
                 )
             if not command or any(not part.strip() for part in command):
                 raise ValueError(
-                    f"application {name!r} needs a command: the program, then its arguments, "
-                    "none of them empty"
+                    f"“{name}” needs a command: the program, then its arguments, none of them empty"
                 )
             seen[name.casefold()] = raw_name
             cleaned[name] = list(command)
@@ -544,7 +554,7 @@ class Settings(BaseModel):
     @field_validator("support_url")
     @classmethod
     def _check_support_url(cls, value: str) -> str:
-        return _check_url(value, ("https", "http", "mailto"), "Support contact")
+        return _check_url(value, ("https", "http", "mailto"))
 
     def is_tool_enabled(self, name: str, default: bool = True) -> bool:
         """Whether the tool ``name`` is switched on, falling back to the tool's default."""

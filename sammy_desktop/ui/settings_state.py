@@ -9,14 +9,18 @@ at once. ``changed`` tells the widgets which fields changed.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 from sammy_desktop.config import Settings
 from sammy_desktop.config.store import SettingsError, SettingsStore
+from sammy_desktop.os_errors import os_error_reason
 
 __all__ = ["SettingsSaveError", "SettingsState"]
+
+_log = logging.getLogger(__name__)
 
 
 class SettingsSaveError(SettingsError):
@@ -60,9 +64,10 @@ class SettingsState(QObject):
         try:
             new = self._store.update(self._settings, **changes)
         except OSError as exc:
+            _log.warning("could not save the settings to %s: %s", self._store.path, exc)
             raise SettingsSaveError(
                 f"The settings could not be saved to {self._store.path}: "
-                f"{exc.strerror or exc}. Nothing was changed."
+                f"{os_error_reason(exc)}. Nothing was changed; check that you can write there."
             ) from None
         names = frozenset(
             name for name in changes if getattr(new, name) != getattr(self._settings, name)

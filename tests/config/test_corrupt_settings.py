@@ -83,7 +83,8 @@ def test_a_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
 
 def test_a_huge_bad_value_is_not_repeated_whole_in_the_notice(tmp_path: Path) -> None:
     _, result = _load(tmp_path, json.dumps({"voice": "x" * 50_000}).encode())
-    assert "voice = 'xxx" in result.notices[0]
+    assert "Voice is “xxx" in result.notices[0]
+    assert "make it shorter: at most 64 characters" in result.notices[0]
     assert len(result.notices[0]) < 600
 
 

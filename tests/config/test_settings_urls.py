@@ -34,7 +34,7 @@ def test_a_credential_in_the_endpoint_is_refused_without_repeating_it(
     with pytest.raises(SettingsError) as info:
         store.update(Settings(), api_base_url=url)
     message = str(info.value)
-    assert message.startswith("api_base_url: API endpoint may not")
+    assert message.startswith("API endpoint: The address may not")
     assert says in message
     assert "plain text" in message
     assert SECRET not in message
@@ -49,7 +49,7 @@ def test_a_settings_file_with_a_key_in_the_endpoint_is_not_used(tmp_path: Path) 
     result = SettingsStore(path).load()
     assert result.settings.api_base_url == ""
     (notice,) = result.notices
-    assert "api_base_url" in notice
+    assert "API endpoint cannot be used" in notice
     assert SECRET not in notice
 
 

@@ -40,8 +40,9 @@ def parse_applications(text: str) -> dict[str, list[str]]:
             raise ApplicationListError(f"line {number}: the name before = is empty")
         try:
             argv = shlex.split(command)
-        except ValueError as exc:
-            raise ApplicationListError(f"line {number}: {exc}") from None
+        except ValueError as exc:  # shlex: "No closing quotation", "No escaped character"
+            what = "a quotation mark is not closed" if "quotation" in str(exc) else "it ends in \\"
+            raise ApplicationListError(f"line {number}: {what}") from None
         if not argv:
             raise ApplicationListError(f"line {number}: the command after = is empty")
         applications[name.strip()] = argv

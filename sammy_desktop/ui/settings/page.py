@@ -131,7 +131,8 @@ class FieldsPage(SettingsPage):
             self._state.update(**{name: value})
         except SettingsError as exc:
             title = card.title if card is not None else name
-            message = f"{title} was not changed: {exc}"
+            # What happened, then what to do: "Language was not changed. Use a language code..."
+            message = f"{title} was not changed. {exc.sentence}"
             _log.info("setting refused: %s", message)
             if card is not None:
                 card.show_error(message)

@@ -1,8 +1,9 @@
 """Settings > Tools: a switch per tool, grouped by category, and what the tools may use.
 
-Each registered tool gets a card with its name, the first line of its description, a badge
+Each registered tool gets a card with its title ("Open a web page"), what it does in a
+sentence for the person (its ``about``; the function name is in the tooltip), a badge
 "asks first" when the person must approve every use, "from plugin X" for a plugin's tool
-(those start switched off), and a switch; names and descriptions are shown as written,
+(those start switched off), and a switch; titles and sentences are shown as written,
 never as markup (a plugin writes them). "Allowed this session" lists the "always" answers
 given on the confirmation sheet, each revocable (:mod:`.session_grants`). A switch applies at
 once: it is saved, and the running conversation's tools change mid-session (the page says
@@ -66,8 +67,13 @@ class ToolInfo(Protocol):
         ...
 
     @property
-    def description(self) -> str:
-        """What it does."""
+    def title(self) -> str:
+        """What the person calls it ("Open a web page")."""
+        ...
+
+    @property
+    def about_for_people(self) -> str:
+        """What it does, in a sentence for the person."""
         ...
 
     @property
@@ -110,10 +116,6 @@ def tools_change_timing(event: ToolsChanged) -> str:
     if event.after_this_answer:
         return "after this answer"
     return "when Sammy next connects"
-
-
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else ""
 
 
 class NotesFolderCard(QFrame):
@@ -276,9 +278,10 @@ class ToolsPage(FieldsPage):
         text.setSpacing(4)
         top = QHBoxLayout()
         top.setSpacing(8)
-        name = QLabel(tool.name)
+        name = QLabel(tool.title)
         name.setObjectName("fieldTitle")
         name.setTextFormat(Qt.TextFormat.PlainText)
+        name.setToolTip(f"Sammy calls it {tool.name}")
         top.addWidget(name)
         plugin = catalog.plugin_of(tool.name)
         if plugin is not None:
@@ -298,18 +301,18 @@ class ToolsPage(FieldsPage):
             top.addWidget(badge)
         top.addStretch(1)
         text.addLayout(top)
-        description = QLabel(_first_line(tool.description))
+        about = tool.about_for_people
+        description = QLabel(about)
         description.setObjectName("fieldDescription")
         description.setTextFormat(Qt.TextFormat.PlainText)
         description.setWordWrap(True)
-        description.setToolTip(tool.description)
         text.addWidget(description)
         row.addLayout(text, 1)
         switch = ToggleSwitch()
         switch.setChecked(enabled)
         confirm = ", asks first" if tool.asks_first else ""
-        switch.setAccessibleName(f"{tool.name} ({tool.category}{confirm})")
-        switch.setAccessibleDescription(_first_line(tool.description))
+        switch.setAccessibleName(f"{tool.title} ({tool.category}{confirm})")
+        switch.setAccessibleDescription(about)
         switch.toggled.connect(lambda on, n=tool.name: self.set_tool_enabled(n, on))
         row.addWidget(switch, 0, Qt.AlignmentFlag.AlignVCenter)
         self.tool_switches[tool.name] = switch
@@ -354,7 +357,8 @@ class ToolsPage(FieldsPage):
         try:
             applications = parse_applications(text)
         except ApplicationListError as exc:
-            card.show_error(f"{card.title} was not changed: {exc}")
+            why = str(exc)
+            card.show_error(f"{card.title} was not changed. {why[:1].upper()}{why[1:]}.")
             return False
         return self.apply("allowed_applications", applications)
 
