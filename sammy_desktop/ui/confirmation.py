@@ -1,7 +1,8 @@
 """Asking the person before a risky tool runs: a sheet over the transcript.
 
-:class:`ConfirmationSheet` shows one question at a time (more wait in line): what will
-happen in one plain sentence, the arguments, and Approve (Enter) / Deny (Esc) / Always this
+:class:`ConfirmationSheet` shows one question at a time (more wait in line): the tool's
+title as the question ("Open a web page?"), what will happen in one plain sentence, the
+arguments as ``Label: value`` lines, and Approve (Enter) / Deny (Esc) / Always this
 session, with a countdown; no answer in time is a no. :class:`QtConfirmationPort` is the
 tool layer's :class:`~sammy_desktop.tools.context.ConfirmationPort` on top of it.
 """
@@ -9,14 +10,13 @@ tool layer's :class:`~sammy_desktop.tools.context.ConfirmationPort` on top of it
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections import deque
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import shiboken6
-from pydantic_core import to_jsonable_python
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFocusEvent, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from sammy_desktop.tools.context import ConfirmationRequest
+from sammy_desktop.tools.wording import argument_lines, title_from_name
 from sammy_desktop.ui.wrapping import WrappingButton, WrappingLabel
 
 __all__ = ["Answer", "ConfirmationSheet", "Grant", "QtConfirmationPort"]
@@ -58,17 +59,9 @@ class Answer:
     WITHDRAWN: Final = "withdrawn"
 
 
-def _format_arguments(arguments: Any) -> str:
-    data = to_jsonable_python(arguments, fallback=repr)
-    if isinstance(data, dict):
-        if not data:
-            return "(no arguments)"
-        lines = []
-        for key, value in data.items():
-            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            lines.append(f"{key}: {shown}")
-        return "\n".join(lines)
-    return json.dumps(data, indent=2, ensure_ascii=False)
+def _format_arguments(arguments: Mapping[str, Any], titles: Mapping[str, str]) -> str:
+    """The arguments as ``Label: value`` lines ("" when there are none)."""
+    return "\n".join(argument_lines(arguments, titles))
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +71,23 @@ class Grant:
     Attributes:
         tool_name: the tool allowed.
         target: what it is allowed for; None when the yes covers the whole tool.
+        title: the tool's title for the person; not part of what the grant is.
     """
 
     tool_name: str
     target: str | None = None
+    title: str = field(default="", compare=False)
+
+    @property
+    def tool_title(self) -> str:
+        """The tool's title ("Open a web page"), made from its name when not given."""
+        return self.title or title_from_name(self.tool_name)
 
     def describe(self) -> str:
-        """``openUrl on example.com``, or the tool's name alone."""
-        return self.tool_name if self.target is None else f"{self.tool_name} on {self.target}"
+        """``Open a web page for example.com``, or the tool's title alone."""
+        if self.target is None:
+            return self.tool_title
+        return f"{self.tool_title} for {self.target}"
 
 
 class _Choices(QWidget):
@@ -331,11 +333,18 @@ class ConfirmationSheet(QWidget):
 
     def _present(self, request: ConfirmationRequest) -> None:
         self._current = request
-        self.title_label.setText(f"Allow {request.tool_name}?")
-        grant = Grant(request.tool_name, request.target)
-        self.always_button.setText(f"Always allow {grant.describe()} this session")
+        self.title_label.setText(f"{request.title}?")
+        always = (
+            "Always allow this session"
+            if request.target is None
+            else f"Always allow {request.target} this session"
+        )
+        self.always_button.setText(always)
+        self.always_button.setAccessibleName(always)
         self.prompt_label.setText(request.prompt)
-        self.arguments_label.setText(_format_arguments(request.arguments))
+        shown = _format_arguments(request.arguments, request.argument_titles)
+        self.arguments_label.setText(shown)
+        self.arguments_label.setVisible(bool(shown))
         self.setAccessibleDescription(request.prompt)
         self._deadline = time.monotonic() + request.timeout_s
         self._timeout.start(max(0, round(request.timeout_s * 1000)))
@@ -487,7 +496,7 @@ class QtConfirmationPort(QObject):
 
     async def confirm(self, request: ConfirmationRequest) -> bool:
         """Show ``request`` and wait for the person's answer (no answer in time is no)."""
-        grant = Grant(request.tool_name, request.target)
+        grant = Grant(request.tool_name, request.target, request.title)
         if grant in self._grants:
             return True
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()

@@ -13,7 +13,6 @@ A banner's action that leads elsewhere is a signal (:attr:`Notices.settings_requ
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
@@ -32,6 +31,11 @@ from sammy_desktop.core.events import (
     StateChanged,
     ToolsChanged,
     TurnStats,
+)
+from sammy_desktop.tools.builtins.current_context import (
+    shared_lines,
+    shared_summary,
+    withheld_words,
 )
 from sammy_desktop.tools.desktop.events import TimerCancelled, TimerFired, TimerStarted
 from sammy_desktop.tools.wording import human_duration
@@ -71,30 +75,6 @@ _ERROR_OVER: Final = frozenset(
     {AgentState.READY, AgentState.CONNECTING, AgentState.DISCONNECTED, AgentState.ENDED}
 )
 """The states that end an error's banner: working again, trying again, or stopped."""
-
-_SHARED_WORDS: Final = {
-    "time": "date and time",
-    "local_time": "date and time",
-    "date": "date",
-    "timezone": "time zone",
-    "time_zone": "time zone",
-    "platform": "operating system",
-    "operating_system": "operating system",
-    "app_state": "app state",
-    "preferences": "your preferences",
-    "user_preferences": "your preferences",
-    "custom_context": "custom context",
-}
-
-
-def shared_summary(shared: dict[str, object]) -> str:
-    """What was shared, in words ("date and time, time zone"), or "nothing"."""
-    words: list[str] = []
-    for key in shared:
-        word = _SHARED_WORDS.get(key, key.replace("_", " "))
-        if word not in words:
-            words.append(word)
-    return ", ".join(words) if words else "nothing"
 
 
 class Notices(QObject):
@@ -268,11 +248,8 @@ class Notices(QObject):
         shared = dict(event.shared)
         text = f"Shared with Sammy: {shared_summary(shared)}."
         if event.withheld:
-            held = ", ".join(
-                name.removeprefix("share_").replace("_", " ") for name in event.withheld
-            )
-            text += f" Held back by your privacy settings: {held}."
-        details = json.dumps(shared, indent=2, ensure_ascii=False, default=str)
+            text += f" Held back by your privacy settings: {withheld_words(event.withheld)}."
+        details = "\n".join(shared_lines(shared)) or "Nothing."
         self._banners.show_banner(
             "context",
             "info",

@@ -1,8 +1,11 @@
-"""A tool call shown inline in the transcript: name, key argument, result, duration.
+"""A tool call shown inline in the transcript: title, key argument, result, duration.
 
 A card appears when a call starts (with a spinner), and turns into a result, a failure
-(with a red edge and the reason) or "cancelled". "Details" unfolds the full arguments and
-what the model was told.
+(with a red edge and the reason) or "cancelled". Everything on it is in words for the
+person, and comes on the tool events: the tool's title ("Open a web page"), and a line
+saying what the call did ("Opened wikipedia.org") or what went wrong ("You did not allow
+it"). What the model was told is written for the model and never shown here. "Details"
+unfolds every argument as a ``Label: value`` line.
 
 :class:`CodeCard` is the same card for the code the model ran on the service's side (the
 Live API's code execution): the code in a monospace block, then the outcome and what it
@@ -11,12 +14,9 @@ printed. Every text on a card comes from a tool or the model, so it is shown as 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-from pydantic import BaseModel
-from pydantic_core import to_jsonable_python
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
@@ -28,7 +28,8 @@ from sammy_desktop.tools.events import (
     ToolCallProgress,
     ToolCallStarted,
 )
-from sammy_desktop.tools.results import ToolErrorKind, ToolResult
+from sammy_desktop.tools.results import ToolResult
+from sammy_desktop.tools.wording import argument_lines, default_summary, human_value
 from sammy_desktop.ui.painted import Spinner
 from sammy_desktop.ui.theme import Palette, ThemeController
 from sammy_desktop.ui.wrapping import ElidedLabel, WrappingLabel
@@ -36,25 +37,9 @@ from sammy_desktop.ui.wrapping import ElidedLabel, WrappingLabel
 __all__ = ["CodeCard", "ToolCard", "format_duration", "key_argument", "summarize_result"]
 
 _MAX_ARGUMENT_CHARS: Final = 40
-_MAX_RESULT_CHARS: Final = 110
+_MAX_RESULT_CHARS: Final = 600
 _NAME_KEEP_PX: Final = 120
 """How much of the tool's name a narrow card keeps before its argument gives way."""
-
-_FAILURE_WORDS: Final[dict[ToolErrorKind, str]] = {
-    ToolErrorKind.MISSING_NAME: "The call had no tool name.",
-    ToolErrorKind.MISSING_ID: "The call had no id and could not be answered.",
-    ToolErrorKind.DUPLICATE_ID: "Another call used the same id, so it was not run.",
-    ToolErrorKind.TOO_MANY_CALLS: "Too many calls at once, so it was not run.",
-    ToolErrorKind.UNKNOWN_TOOL: "No tool of that name exists.",
-    ToolErrorKind.DISABLED: "This tool is switched off in Settings.",
-    ToolErrorKind.INVALID_ARGUMENTS: "The arguments were not valid.",
-    ToolErrorKind.DENIED: "You did not approve it.",
-    ToolErrorKind.TIMEOUT: "It took too long and was stopped.",
-    ToolErrorKind.HANDLER_ERROR: "The tool ran into an error.",
-    ToolErrorKind.INVALID_OUTPUT: "The tool gave an answer in the wrong shape.",
-    ToolErrorKind.TOOL_FAILURE: "The tool could not do it.",
-    ToolErrorKind.SHUTTING_DOWN: "The app was closing.",
-}
 
 
 def format_duration(seconds: float) -> str:
@@ -65,15 +50,13 @@ def format_duration(seconds: float) -> str:
 
 
 def _short(value: Any, limit: int) -> str:
-    text = value if isinstance(value, str) else json.dumps(_jsonable(value), ensure_ascii=False)
-    text = " ".join(text.split())
+    text = " ".join(human_value(value).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    return to_jsonable_python(value, fallback=repr)
+def _cut(text: str, limit: int = _MAX_RESULT_CHARS) -> str:
+    """A result line kept to a readable length (its line breaks kept)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def key_argument(arguments: Mapping[str, Any]) -> str:
@@ -85,20 +68,11 @@ def key_argument(arguments: Mapping[str, Any]) -> str:
 
 
 def summarize_result(result: ToolResult[Any]) -> str:
-    """One line for a successful result: the tool's own display text, or its value."""
-    if result.display:
-        return _short(result.display, _MAX_RESULT_CHARS)
-    value = _jsonable(result.value)
-    if isinstance(value, dict):
-        parts = [
-            f"{key}: {_short(item, 48)}"
-            for key, item in value.items()
-            if item not in (None, "", [], {})
-        ]
-        return _short(", ".join(parts), _MAX_RESULT_CHARS) if parts else "Done"
-    if value in (None, ""):
-        return "Done"
-    return _short(value, _MAX_RESULT_CHARS)
+    """The line for a result no tool worded: its ``display``, "Done", or the failure in words.
+
+    Never the value itself: its field names and JSON are for the model.
+    """
+    return _cut(default_summary(result))
 
 
 def _plain_label(text: str, parent: QWidget, name: str) -> WrappingLabel:
@@ -119,10 +93,6 @@ def _header_label(text: str, parent: QWidget, name: str, keep: int | None = None
     return label
 
 
-def _pretty(value: Any) -> str:
-    return json.dumps(_jsonable(value), indent=2, ensure_ascii=False, sort_keys=False)
-
-
 class ToolCard(QFrame):
     """One tool call in the transcript.
 
@@ -137,7 +107,9 @@ class ToolCard(QFrame):
     ) -> None:
         super().__init__(parent)
         self.call_id = started.call_id
-        self.tool_name = started.name or "(no name)"
+        self.tool_name = started.name
+        self.title = started.title
+        """What the card calls the tool ("Open a web page")."""
         self._arguments = dict(started.arguments)
         self._status = "running"
         self.setObjectName("toolCard")
@@ -151,7 +123,7 @@ class ToolCard(QFrame):
         self._theme = theme
         self.icon_label = QLabel(self)
         row.addWidget(self.icon_label)
-        self.name_label = _header_label(self.tool_name, self, "toolName", _NAME_KEEP_PX)
+        self.name_label = _header_label(self.title, self, "toolName", _NAME_KEEP_PX)
         row.addWidget(self.name_label)
         self.argument_label = _header_label(key_argument(self._arguments), self, "toolArgument")
         row.addWidget(self.argument_label, 1)
@@ -163,7 +135,7 @@ class ToolCard(QFrame):
         self.details_button = QToolButton(self)
         self.details_button.setCheckable(True)
         self.details_button.setAccessibleName("Details")
-        self.details_button.setToolTip("Show the arguments and what the model was told")
+        self.details_button.setToolTip("Show everything Sammy asked for")
         self.details_button.toggled.connect(self._on_details_toggled)
         row.addWidget(self.details_button)
         outer.addLayout(row)
@@ -180,7 +152,7 @@ class ToolCard(QFrame):
         self.details_label.hide()
         outer.addWidget(self.details_label)
 
-        self._model_output: Mapping[str, Any] | None = None
+        self.details_button.setVisible(bool(self._arguments))
         self._apply_palette(theme.palette)
         theme.palette_changed.connect(self._apply_palette)
         self.spinner.start()
@@ -204,20 +176,16 @@ class ToolCard(QFrame):
 
     def show_progress(self, event: ToolCallProgress) -> None:
         """A streaming tool reported progress."""
-        self._set_result(summarize_result(event.result) if event.result.ok else "Working…")
+        self._set_result(_cut(event.summary) if event.result.ok else "Working…")
 
     def finish(self, event: ToolCallFinished) -> None:
-        """The call succeeded."""
-        self._model_output = event.model_output
-        self._set_result(summarize_result(event.result))
+        """The call succeeded: what it did, in the tool's words."""
+        self._set_result(_cut(event.summary))
         self._end("finished", event.duration_s)
 
     def fail(self, event: ToolCallFailed) -> None:
-        """The call failed; say why in plain words."""
-        self._model_output = event.model_output
-        reason = _FAILURE_WORDS.get(event.kind, "It failed.")
-        detail = event.problems[0] if event.problems else ""
-        self._set_result(f"{reason} {detail}".strip() if detail != reason else reason)
+        """The call failed: why, in words for the person (never what the model was told)."""
+        self._set_result(_cut(event.summary))
         self._end("failed", event.duration_s)
 
     def cancel(self, event: ToolCallCancelled) -> None:
@@ -246,10 +214,7 @@ class ToolCard(QFrame):
         self._refresh_accessible()
 
     def _refresh_details(self) -> None:
-        text = f"Arguments:\n{_pretty(self._arguments)}"
-        if self._model_output is not None:
-            text += f"\n\nThe model was told:\n{_pretty(self._model_output)}"
-        self.details_label.setText(text)
+        self.details_label.setText("\n".join(argument_lines(self._arguments)))
 
     def _refresh_accessible(self) -> None:
         words = {
@@ -260,7 +225,7 @@ class ToolCard(QFrame):
             "cancelled": "cancelled",
         }[self._status]
         duration = self.duration_label.text()
-        summary = f"Tool {self.tool_name} {self.argument_label.text()}: {words}"
+        summary = f"{self.title} {self.argument_label.text()}".strip() + f": {words}"
         if duration:
             summary += f" in {duration}"
         if self.result_label.text():

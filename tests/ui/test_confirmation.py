@@ -68,8 +68,8 @@ def test_enter_approves_once_the_question_is_armed(qtbot: QtBot, theme: ThemeCon
     request = _request()
     sheet.ask(request)
     assert not sheet.isHidden()
-    assert sheet.title_label.text() == "Allow openLink?"
-    assert "url: https://example.com" in sheet.arguments_label.text()
+    assert sheet.title_label.text() == "Open link?"
+    assert "URL: https://example.com" in sheet.arguments_label.text()
     assert not sheet.armed  # a key meant for something else cannot approve yet
     _armed(qtbot, sheet)
     with qtbot.waitSignal(sheet.answered) as blocker:
@@ -152,15 +152,17 @@ def test_questions_wait_in_line_and_each_is_armed_afresh(
     _armed(qtbot, sheet)
 
 
-def test_the_always_choice_names_the_tool_and_its_target(
+def test_the_always_choice_names_its_target_under_the_tools_title(
     qtbot: QtBot, theme: ThemeController
 ) -> None:
     sheet = _sheet(qtbot, theme)
     sheet.ask(_request(target="example.com"))
-    assert sheet.always_button.text() == "Always allow openLink on example.com this session"
+    assert sheet.title_label.text() == "Open link?"
+    assert sheet.always_button.text() == "Always allow example.com this session"
     sheet.deny()
     sheet.ask(_request(tool="readClipboard", target=None))
-    assert sheet.always_button.text() == "Always allow readClipboard this session"
+    assert sheet.title_label.text() == "Read clipboard?"
+    assert sheet.always_button.text() == "Always allow this session"
 
 
 def test_a_yes_reaches_only_the_question_shown_even_with_a_repeated_call_id(
@@ -247,14 +249,15 @@ def test_the_question_shows_the_models_text_as_written_never_as_markup(
     sheet.ask(
         ConfirmationRequest(
             call_id="c1",
-            tool_name="openLink<b>",
+            tool_name="openLink",
             prompt=f"Open {hidden}?",
             arguments={"url": hidden},
             timeout_s=30,
+            title="Open <b>link</b>",
         )
     )
     for label in (sheet.title_label, sheet.prompt_label, sheet.arguments_label):
         assert label.textFormat() is Qt.TextFormat.PlainText
     assert "read your clipboard" in sheet.prompt_label.text()
     assert "read your clipboard" in sheet.arguments_label.text()
-    assert sheet.title_label.text() == "Allow openLink<b>?"
+    assert sheet.title_label.text() == "Open <b>link</b>?"

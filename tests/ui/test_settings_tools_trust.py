@@ -114,6 +114,7 @@ def test_the_sessions_always_answers_are_listed_and_revoked(
         arguments={},
         timeout_s=30,
         target="example.com",
+        title="Open a web page",
     )
 
     async def scenario() -> None:
@@ -127,7 +128,7 @@ def test_the_sessions_always_answers_are_listed_and_revoked(
     assert list(grants.revoke_buttons) == [grant]
     assert grants.empty_label.isHidden()
     labels = [label.text() for label in grants.findChildren(QLabel)]
-    assert "openUrl: example.com" in labels
+    assert "Open a web page: example.com" in labels
 
     grants.revoke_buttons[grant].click()
     assert port.grants == ()

@@ -41,11 +41,16 @@ def test_a_card_runs_then_shows_result_and_duration(
     qtbot: QtBot, theme: ThemeController, bridge: EventBridge, bus: EventBus
 ) -> None:
     view = _view(qtbot, theme, bridge)
-    bus.emit(ToolCallStarted(call_id="c1", name="getDateTime", arguments={"city": "Tokyo"}))
+    bus.emit(
+        ToolCallStarted(
+            call_id="c1", name="getDateTime", arguments={"city": "Tokyo"}, title="Date and time"
+        )
+    )
     card = view.tool_card("c1")
     assert card is not None
     assert card.status == "running"
     assert card.spinner.is_spinning()
+    assert card.name_label.text() == "Date and time"
     assert card.argument_label.text() == "Tokyo"
     result = ToolResult.success(Clock(city="Tokyo", local_time="21:40"))
     bus.emit(
@@ -55,16 +60,31 @@ def test_a_card_runs_then_shows_result_and_duration(
             result=result,
             model_output=result.to_model_payload(),
             duration_s=0.012,
+            summary="It is 21:40 in Tokyo",
         )
     )
     assert card.status == "finished"
     assert not card.spinner.is_spinning()
     assert card.duration_label.text() == "12 ms"
-    assert card.result_label.text() == "city: Tokyo, local_time: 21:40"
+    assert card.result_label.text() == "It is 21:40 in Tokyo"
     assert "done in 12 ms" in card.accessibleName()
     card.details_button.click()
     assert not card.details_label.isHidden()
-    assert '"local_time": "21:40"' in card.details_label.text()
+    assert card.details_label.text() == "City: Tokyo"
+
+
+def test_a_result_no_tool_worded_says_done_never_its_fields(
+    qtbot: QtBot, theme: ThemeController, bridge: EventBridge, bus: EventBus
+) -> None:
+    view = _view(qtbot, theme, bridge)
+    bus.emit(ToolCallStarted(call_id="c1", name="worldClock", arguments={}))
+    result = ToolResult.success(Clock(city="Tokyo", local_time="21:40"))
+    bus.emit(ToolCallFinished("c1", "worldClock", result, result.to_model_payload(), 0.01))
+    card = view.tool_card("c1")
+    assert card is not None
+    assert card.name_label.text() == "World clock"
+    assert card.result_label.text() == "Done"
+    assert card.details_button.isHidden()  # nothing was asked for
 
 
 def test_a_failed_card_says_why_with_a_red_edge(
@@ -73,13 +93,16 @@ def test_a_failed_card_says_why_with_a_red_edge(
     view = _view(qtbot, theme, bridge)
     bus.emit(ToolCallStarted(call_id="c2", name="openPage", arguments={"url": "x"}))
     bus.emit(ConfirmationRequested("c2", "openPage", "Open x?", {"url": "x"}, 30))
-    failure = ToolResult.failure("You said no.", error_kind=ToolErrorKind.DENIED)
+    failure = ToolResult.failure(
+        "The person denied the call. Do not try again unless they ask.",
+        error_kind=ToolErrorKind.DENIED,
+    )
     bus.emit(
         ToolCallFailed(
             call_id="c2",
             name="openPage",
             kind=ToolErrorKind.DENIED,
-            problems=("The person denied the call.",),
+            problems=failure.problems,
             duration_s=1.5,
             result=failure,
             model_output=failure.to_model_payload(),
@@ -89,7 +112,7 @@ def test_a_failed_card_says_why_with_a_red_edge(
     assert card is not None
     assert card.status == "failed"
     assert card.property("status") == "failed"
-    assert card.result_label.text().startswith("You did not approve it.")
+    assert card.result_label.text() == "You did not allow it."
     assert card.duration_label.text() == "1.5 s"
 
 

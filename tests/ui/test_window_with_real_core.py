@@ -27,7 +27,14 @@ from sammy_desktop.core.history import ConversationHistory
 from sammy_desktop.eventbus import Event, EventBus
 from sammy_desktop.sim import LiveSimulator
 from sammy_desktop.sim.demo import demo_scenario
-from sammy_desktop.tools import ToolCategory, ToolContext, ToolManager, ToolServices, tool
+from sammy_desktop.tools import (
+    ToolCategory,
+    ToolContext,
+    ToolManager,
+    ToolResult,
+    ToolServices,
+    tool,
+)
 from sammy_desktop.tools.events import ToolCallFailed, ToolCallFinished
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.confirmation import QtConfirmationPort
@@ -54,7 +61,11 @@ class Greeting(BaseModel):
     text: str
 
 
-@tool(name="sayHello", category=ToolCategory.CONTEXT)
+def _said(result: ToolResult[Greeting]) -> str | None:
+    return f"Said “{result.value.text}”" if result.value is not None else None
+
+
+@tool(name="sayHello", title="Say hello", summary=_said, category=ToolCategory.CONTEXT)
 async def say_hello(args: NoInput, context: ToolContext) -> Greeting:
     """Greet the person."""
     return Greeting(text="hello from the tool")
@@ -201,7 +212,8 @@ def test_demo_conversation_through_the_window(
                 call = await finished
                 card = window.transcript.tool_card(call.call_id)
                 assert card is not None and card.status == "finished"
-                assert card.result_label.text() == "text: hello from the tool"
+                assert card.name_label.text() == "Say hello"
+                assert card.result_label.text() == "Said “hello from the tool”"
                 answer = await read_back
                 assert "hello from the tool" in answer.text
                 await settled
@@ -211,12 +223,12 @@ def test_demo_conversation_through_the_window(
                 window.message_input.setText("openHelpPage")
                 QTest.keyClick(window.message_input, Qt.Key.Key_Return)
                 await wait_until(lambda: window.confirmation_sheet.current is not None)
-                assert window.confirmation_sheet.title_label.text() == "Allow openHelpPage?"
+                assert window.confirmation_sheet.title_label.text() == "Open help page?"
                 QTest.keyClick(window.confirmation_sheet.approve_button, Qt.Key.Key_Escape)
                 denied = await failed
                 card = window.transcript.tool_card(denied.call_id)
                 assert card is not None and card.status == "failed"
-                assert card.result_label.text().startswith("You did not approve it.")
+                assert card.result_label.text() == "You did not allow it."
                 assert window.demo_badge.isVisible()
             finally:
                 await core.stop()

@@ -60,8 +60,9 @@ class SessionGrantsCard(QFrame):
         row = QWidget(self)
         line = QHBoxLayout(row)
         line.setContentsMargins(0, 0, 0, 0)
-        what = "any use" if grant.target is None else grant.target
-        label = QLabel(f"{grant.tool_name}: {what}", row)
+        what = "every time" if grant.target is None else grant.target
+        label = QLabel(f"{grant.tool_title}: {what}", row)
+        label.setToolTip(grant.tool_name)
         # A site or an application's name as the model gave it: never markup.
         label.setTextFormat(Qt.TextFormat.PlainText)
         label.setWordWrap(True)
