@@ -19,7 +19,8 @@ starts the turn only when the first real block arrives (:class:`MicrophoneListen
 turn's activityStart goes first, then every block captured from then on, so nothing the
 person says after the first captured block is lost. A stream opened afresh has no pre-roll:
 the pre-roll applies only where the microphone was kept ready. A device that cannot be
-opened is no turn at all: :class:`MicrophoneUnavailable` with the reason.
+opened is no turn at all: :class:`MicrophoneUnavailable` with the reason; so is a stream
+kept open that is down (failed, being reopened), which would hear nothing.
 """
 
 from __future__ import annotations
@@ -145,12 +146,20 @@ class MicrophonePolicy:
                 stream is open, else when its first block arrives (on the loop).
 
         Returns:
-            What ``start_turn`` returned, when it ran now; True while the stream opens.
+            What ``start_turn`` returned, when it ran now; True while the stream opens, and
+            when it is down (:class:`MicrophoneUnavailable` said so: there is no turn).
         """
         self._cancel_close_timer()
         if self._hands_free:
             return start_turn(self._capture.begin_talk())
         if self._talking or self._waiting is not None:
+            return True
+        if self._capture.is_open and self._change is None and not self._capture.is_running:
+            # Kept open but down (unplugged, failed; being reopened): nothing would be
+            # heard, and a turn of silence would be sent. No turn, and why.
+            reason = self._capture.open_error or "it stopped working and is being reopened"
+            _log.info("talk pressed while the microphone is down: %s", reason)
+            self._bus.emit(MicrophoneUnavailable(reason))
             return True
         if self._capture.is_open and self._change is None:
             pre_roll = self._capture.begin_talk()

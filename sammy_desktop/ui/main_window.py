@@ -51,7 +51,7 @@ from PySide6.QtWidgets import (
 
 from sammy_desktop.audio.events import MicrophoneInUse, PlaybackDrained
 from sammy_desktop.config import Settings
-from sammy_desktop.core.events import AgentState, SessionStarted, StateChanged
+from sammy_desktop.core.events import AgentState, SessionStarted
 from sammy_desktop.tools.events import ConfirmationRequested
 from sammy_desktop.ui.assets import Assets
 from sammy_desktop.ui.banners import BannerArea
@@ -166,13 +166,14 @@ class MainWindow(QMainWindow):
         self.talk_input = TalkInput(
             self.talk_button,
             self.talk_hint,
+            pill=self.state_pill,
             settings=self._settings,
             tasks=self._tasks,
             controls=controls,
             play_sound=play_sound,
             parent=self,
         )
-        """What talk presses mean, and the talk button's look and hint."""
+        """What talk presses mean, and what the talk button, its hint and the pill say."""
         self.talk_keys = TalkKeys(
             question_open=lambda: self.confirmation_sheet.current is not None,
             key_state=key_state,
@@ -199,7 +200,6 @@ class MainWindow(QMainWindow):
             self.set_welcome(welcome)
         self._connect_signals()
         self.on_palette_changed(self._theme.palette)
-        self.state_pill.set_state(state, "")
 
     # ------------------------------------------------------------------ building
 
@@ -359,8 +359,8 @@ class MainWindow(QMainWindow):
         if bridge is None:
             return
         # Talk input comes last: starting a turn asked for while connecting changes the
-        # state again, and the header must not show the older state after the newer one.
-        bridge.state_changed.connect(self.on_state_changed)
+        # state again, and the header (its pill is the talk input's to show) must not show
+        # the older state after the newer one.
         bridge.state_changed.connect(session.on_state_changed)
         bridge.state_changed.connect(self.notices.on_state_changed)
         bridge.state_changed.connect(talk.on_state_changed)
@@ -376,6 +376,9 @@ class MainWindow(QMainWindow):
         bridge.microphone_opening.connect(talk.on_microphone_opening)
         bridge.microphone_listening.connect(talk.on_microphone_listening)
         bridge.microphone_unavailable.connect(talk.on_microphone_unavailable)
+        bridge.microphone_in_use.connect(talk.on_microphone_in_use)
+        bridge.stream_error.connect(talk.on_stream_error)
+        bridge.stream_recovered.connect(talk.on_stream_recovered)
         bridge.microphone_in_use.connect(self.mic_mark.on_microphone_in_use)
         bridge.microphone_in_use.connect(self.on_microphone_in_use)
         bridge.playback_drained.connect(self.on_playback_drained)
@@ -544,10 +547,6 @@ class MainWindow(QMainWindow):
     def on_settings_clicked(self) -> None:
         """The settings button or Ctrl+,: the settings, where they were left."""
         self.settings_requested.emit("")
-
-    def on_state_changed(self, event: StateChanged) -> None:
-        """The agent moved to a new state: the header's pill says so."""
-        self.state_pill.set_state(event.new, event.reason)
 
     def on_microphone_in_use(self, event: MicrophoneInUse) -> None:
         """The microphone closed: its meter falls to the floor at once."""

@@ -1,43 +1,18 @@
-"""The header's state pill: a coloured dot and the state in words, never colour alone."""
+"""The header's state pill: a coloured dot and the state in words, never colour alone.
+
+What it says comes from :mod:`sammy_desktop.ui.talk_view`, with the talk control's look and
+hint, so the three never disagree (the window's talk input shows them together).
+"""
 
 from __future__ import annotations
-
-from typing import Final
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 
 from sammy_desktop.core.events import AgentState
 from sammy_desktop.ui.painted import StateDot
+from sammy_desktop.ui.talk_view import STATE_TONES, STATE_WORDS
 
 __all__ = ["STATE_TONES", "STATE_WORDS", "StatePill"]
-
-STATE_WORDS: Final[dict[AgentState, str]] = {
-    AgentState.DISCONNECTED: "Disconnected",
-    AgentState.CONNECTING: "Connecting",
-    AgentState.READY: "Ready",
-    AgentState.USER_SPEAKING: "Listening",
-    AgentState.THINKING: "Thinking",
-    AgentState.ASSISTANT_SPEAKING: "Speaking",
-    AgentState.RECONNECTING: "Reconnecting",
-    AgentState.RESTING: "Resting",
-    AgentState.ERROR: "Error",
-    AgentState.ENDED: "Session ended",
-}
-"""What the pill says for each state."""
-
-STATE_TONES: Final[dict[AgentState, str]] = {
-    AgentState.DISCONNECTED: "idle",
-    AgentState.CONNECTING: "thinking",
-    AgentState.READY: "idle",
-    AgentState.USER_SPEAKING: "accent",
-    AgentState.THINKING: "thinking",
-    AgentState.ASSISTANT_SPEAKING: "speaking",
-    AgentState.RECONNECTING: "thinking",
-    AgentState.RESTING: "idle",
-    AgentState.ERROR: "error",
-    AgentState.ENDED: "idle",
-}
-"""The dot's colour by meaning: idle grey, listening accent, amber, green, red."""
 
 
 class StatePill(QFrame):
@@ -63,11 +38,14 @@ class StatePill(QFrame):
         return self._state
 
     def set_state(self, state: AgentState, reason: str = "") -> None:
-        """Show ``state``; ``reason`` becomes the tooltip."""
+        """Show ``state`` in its own words; ``reason`` becomes the tooltip."""
+        self.show_word(state, STATE_WORDS[state], STATE_TONES[state], reason)
+
+    def show_word(self, state: AgentState, word: str, tone: str, reason: str = "") -> None:
+        """Show ``word`` with the dot's ``tone`` for ``state`` (see ``talk_view``)."""
         self._state = state
-        word = STATE_WORDS[state]
         self.label.setText(word)
         self.label.setAccessibleName(f"State: {word}")
         self.setAccessibleName(f"State: {word}")
-        self.dot.set_tone(STATE_TONES[state])
+        self.dot.set_tone(tone)
         self.setToolTip(reason.capitalize() if reason else word)

@@ -7,28 +7,18 @@ presses and releases; whether a press means "hold" or "toggle" is the window's b
 
 from __future__ import annotations
 
-import enum
-
 from PySide6.QtCore import QPoint, QPointF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QAbstractButton, QSizePolicy, QWidget
 
 from sammy_desktop.ui.assets import Assets
 from sammy_desktop.ui.painted import _color_property, level_from_dbfs
+from sammy_desktop.ui.talk_view import TalkLook
 
 __all__ = ["TalkButton", "TalkLook"]
 
 FACE_DIAMETER = 80
 RING_ROOM = 24
-
-
-class TalkLook(enum.Enum):
-    """How the button looks: which colour and which level drives the ring."""
-
-    IDLE = "idle"
-    LISTENING = "listening"
-    SPEAKING = "speaking"
-    UNAVAILABLE = "unavailable"
 
 
 class TalkButton(QAbstractButton):

@@ -10,15 +10,21 @@ The person talks in one of three ways (Settings > Talking):
 A press while disconnected connects first; the turn starts as soon as the agent takes it
 ("Connecting… keep talking"). Presses come from the talk button, from Space and the global
 hotkey (merged into one key by :class:`~sammy_desktop.ui.talk_keys.TalkKeys`) and from the
-tray. :class:`TalkInput` also keeps the talk button's look (idle, listening, speaking), its
-level ring and the hint under it true to all that.
+tray. :class:`TalkInput` also shows where talking stands: the talk button's look (idle,
+listening, speaking, unavailable), its level ring, the hint under it and the header's state
+pill. What those say is decided in one place, :func:`~sammy_desktop.ui.talk_view.talk_view`,
+from the agent's state, the talk mode, the press and whether the microphone works; this
+module only keeps those facts and shows the result after every change.
 
 The cue follows the microphone, not the key (USERS.md 12): where the microphone is closed
 between turns, a press opens it, and "Listening", the level ring and the start earcon come
 when its first real block arrives (the bridge's ``microphone_listening``). If opening takes
 longer than :data:`OPENING_HINT_MS`, the hint says "Opening the microphone…" meanwhile. A
-microphone that cannot be opened ends the press without a turn (the banner says why). With
-no microphone events at all (no audio, a test's fake agent) the cue comes with the press.
+microphone that cannot be opened ends the press without a turn (the banner says why), and
+until it is heard again (or works again, or another is chosen) the control says it does not
+work instead of inviting a press. With no microphone events at all (no audio, a test's fake
+agent) the cue comes with the press. A conversation that stops (an error, the end) ends the
+press with it, even one still waiting for the connection.
 """
 
 from __future__ import annotations
@@ -32,15 +38,26 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QLabel
 
 from sammy_desktop.audio.events import (
+    MicrophoneInUse,
     MicrophoneListening,
     MicrophoneOpening,
     MicrophoneUnavailable,
+    StreamError,
+    StreamRecovered,
 )
 from sammy_desktop.config import Settings, TalkMode
 from sammy_desktop.core.events import AgentState, SessionEnded, StateChanged
-from sammy_desktop.ui.controls import AgentControls, UiTasks, can_talk
-from sammy_desktop.ui.state_pill import STATE_WORDS
-from sammy_desktop.ui.talk_button import TalkButton, TalkLook
+from sammy_desktop.ui.controls import AgentControls, UiTasks
+from sammy_desktop.ui.state_pill import StatePill
+from sammy_desktop.ui.talk_button import TalkButton
+from sammy_desktop.ui.talk_view import (
+    Press,
+    PressMode,
+    TalkLook,
+    TalkSituation,
+    TalkView,
+    talk_view,
+)
 
 __all__ = ["OPENING_HINT_MS", "TalkInput"]
 
@@ -56,6 +73,7 @@ class TalkInput(QObject):
     Args:
         button: the round talk button; its look follows the person's turn.
         hint: the line under the button saying what a press does now.
+        pill: the header's state pill; without it only the button and the hint are shown.
         settings: the settings in use (talk mode, click-to-toggle, earcons).
         tasks: runs the agent's coroutines (connecting, switching the talk mode).
         controls: the agent; without it talking is unavailable and the button is disabled.
@@ -68,6 +86,7 @@ class TalkInput(QObject):
         button: TalkButton,
         hint: QLabel,
         *,
+        pill: StatePill | None = None,
         settings: Settings,
         tasks: UiTasks,
         controls: AgentControls | None = None,
@@ -77,6 +96,10 @@ class TalkInput(QObject):
         super().__init__(parent)
         self._button = button
         self._hint = hint
+        self._pill = pill
+        self._reason = ""
+        # False once the microphone failed, until it is heard or works again.
+        self._mic_works = True
         self._settings = settings
         self._tasks = tasks
         self._controls = controls
@@ -93,7 +116,7 @@ class TalkInput(QObject):
         self._opening_timer = QTimer(self)
         self._opening_timer.setSingleShot(True)
         self._opening_timer.setInterval(OPENING_HINT_MS)
-        self._opening_timer.timeout.connect(self._show_hint)
+        self._opening_timer.timeout.connect(self._show)
         self._show()
 
     @property
@@ -133,17 +156,25 @@ class TalkInput(QObject):
     # ------------------------------------------------------------------ what happens around
 
     def on_state_changed(self, event: StateChanged) -> None:
-        """Follow the agent: start a turn asked for while connecting, end one it dropped."""
+        """Follow the agent: start a turn asked for while connecting, end one it dropped.
+
+        A conversation that stopped (an error, the end, Disconnect) ends the press, even
+        one still waiting for the connection: that connection is not coming.
+        """
         self._state = event.new
+        self._reason = event.reason
+        if not event.new.is_running and self._talking:
+            self._talking = False
+            self._pending = False
+            self._cued = False
+            self._end_opening()
         self._show()
         if self._pending and self._talking and event.new.is_running:
             # Cleared first: begin_talk itself changes the state, which lands here again.
             self._pending = False
             if self._controls is not None:
                 self._pending = not self._begin_talk(self._controls)
-        if not event.new.is_running and self._talking and not self._pending:
-            self._talking = False
-            self._show()
+                self._show()
 
     def on_session_ended(self, _event: SessionEnded) -> None:
         """The conversation is over: so is any turn in progress."""
@@ -160,7 +191,9 @@ class TalkInput(QObject):
                 self._stop_talking()
             self._mic_paused = False
             self._tasks.run(self._controls.set_talk_mode(settings.talk_mode), "ui-talk-mode")
-        self._show_hint()
+        if "input_device" in names:
+            self._mic_works = True  # another microphone: not known to fail
+        self._show()
 
     def on_microphone_opening(self, _event: MicrophoneOpening) -> None:
         """The press found the microphone closed: the cue waits until it hears."""
@@ -171,17 +204,39 @@ class TalkInput(QObject):
 
     def on_microphone_listening(self, _event: MicrophoneListening) -> None:
         """The microphone hears the press: now the listening cue."""
+        self._mic_works = True
         if self._talking:
             self._cue_listening()
+        else:
+            self._show()
 
     def on_microphone_unavailable(self, _event: MicrophoneUnavailable) -> None:
         """The microphone could not be opened: no turn (the banner says why)."""
-        if not self._talking:
-            return
-        self._talking = False
-        self._pending = False
-        self._end_opening()
+        self._mic_works = False
+        if self._talking:
+            self._talking = False
+            self._pending = False
+            self._cued = False
+            self._end_opening()
         self._show()
+
+    def on_microphone_in_use(self, event: MicrophoneInUse) -> None:
+        """A capture stream runs: the microphone works (it opened)."""
+        if event.in_use and not self._mic_works:
+            self._mic_works = True
+            self._show()
+
+    def on_stream_error(self, event: StreamError) -> None:
+        """The microphone stopped working (unplugged, a driver error); it is being reopened."""
+        if event.direction == "input":
+            self._mic_works = False
+            self._show()
+
+    def on_stream_recovered(self, event: StreamRecovered) -> None:
+        """The microphone works again."""
+        if event.direction == "input":
+            self._mic_works = True
+            self._show()
 
     def on_input_level(self, dbfs: float) -> None:
         """The microphone's level: the button's ring follows it while listening."""
@@ -192,6 +247,11 @@ class TalkInput(QObject):
         """The speaker's level: the ring follows it while the assistant speaks."""
         if self._button.look is TalkLook.SPEAKING:
             self._button.set_level_dbfs(dbfs)
+
+    @property
+    def view(self) -> TalkView:
+        """What the talk control, the hint and the pill show now."""
+        return talk_view(self._situation())
 
     # ------------------------------------------------------------------ turns
 
@@ -217,8 +277,7 @@ class TalkInput(QObject):
             self._mic_paused = True
             controls.end_talk()
             self._sound("listen_stop")
-        self._show_look()
-        self._show_hint()
+        self._show()
 
     def _start_talking(self) -> None:
         controls = self._controls
@@ -248,10 +307,9 @@ class TalkInput(QObject):
         if self._cued:
             return
         self._cued = True
-        self._button.set_look(TalkLook.LISTENING)
+        self._show()
         # After begin_talk: it silences the assistant, which would cut the earcon too.
         self._sound("listen_start")
-        self._show_hint()
 
     def _end_opening(self) -> None:
         self._opening = False
@@ -271,8 +329,7 @@ class TalkInput(QObject):
             self._controls.end_talk()
         if cued:
             self._sound("listen_stop")
-        self._after_sending(self._show_look)
-        self._after_sending(self._show_hint)
+        self._after_sending(self._show)
 
     def _after_sending(self, update: Callable[[], None]) -> None:
         """Run a look update after what the loop already has queued (the sender's turn)."""
@@ -290,63 +347,39 @@ class TalkInput(QObject):
 
     # ------------------------------------------------------------------ showing
 
+    def _situation(self) -> TalkSituation:
+        return TalkSituation(
+            state=self._state,
+            mode=self._press_mode(),
+            press=self._press(),
+            mic_works=self._mic_works,
+            paused=self._mic_paused,
+            available=self._controls is not None,
+        )
+
+    def _press_mode(self) -> PressMode:
+        if self._hands_free():
+            return PressMode.HANDS_FREE
+        return PressMode.TOGGLE if self._toggle_mode() else PressMode.HOLD
+
+    def _press(self) -> Press:
+        if not self._talking:
+            return Press.NONE
+        if self._pending:
+            return Press.CONNECTING
+        if self._cued:
+            return Press.HEARD
+        if self._opening and not self._opening_timer.isActive():
+            return Press.OPENING
+        return Press.WAITING
+
     def _show(self) -> None:
+        """Show what :func:`talk_view` says: the look, the hint, the pill."""
+        view = self.view
         self._button.setEnabled(self._controls is not None)
-        self._show_look()
-        self._show_hint()
-
-    def _show_look(self) -> None:
-        hands_free_live = self._hands_free() and can_talk(self._state) and not self._mic_paused
-        if self._controls is None:
-            look = TalkLook.UNAVAILABLE
-        elif self._state is AgentState.ASSISTANT_SPEAKING and not self._talking:
-            look = TalkLook.SPEAKING
-        elif (
-            (self._talking and self._cued)
-            or (self._state is AgentState.USER_SPEAKING and not self._opening)
-            or hands_free_live
-        ):
-            look = TalkLook.LISTENING
-        else:
-            look = TalkLook.IDLE
-        self._button.set_look(look)
-
-    def _show_hint(self) -> None:
-        hint = self._hint_text()
-        self._hint.setText(hint)
-        self._button.setToolTip(hint)
-        word = STATE_WORDS[self._state]
-        self._button.setAccessibleDescription(f"{hint}. State: {word}.")
-
-    def _hint_text(self) -> str:
-        hands_free = self._hands_free()
-        state = self._state
-        if self._controls is None:
-            return "Talking is not available yet"
-        if self._talking and self._opening and not self._opening_timer.isActive():
-            return "Opening the microphone…"
-        if self._talking and self._pending:
-            return "Connecting… keep talking"
-        if self._talking and not self._cued:
-            return (
-                "Hold Space to talk" if not self._toggle_mode() else "Press Space or click to talk"
-            )
-        if self._talking and not self._state.is_connected:
-            return "Connecting… keep talking"
-        if self._talking:
-            return "Listening… click again to send" if self._toggle_mode() else "Listening…"
-        if state is AgentState.USER_SPEAKING:
-            return "Listening…"
-        if state is AgentState.ASSISTANT_SPEAKING:
-            return "Speaking · Esc to stop"
-        if state is AgentState.THINKING and not hands_free:
-            return "Thinking…"
-        if hands_free and not state.is_running:
-            return "Hands-free · click to connect"
-        if hands_free and self._mic_paused:
-            return "Microphone paused · click to listen"
-        if hands_free:
-            return "Hands-free: just talk · click to pause"
-        if self._toggle_mode():
-            return "Press Space or click to talk"
-        return "Hold Space to talk"
+        self._button.set_look(view.look)
+        self._hint.setText(view.hint)
+        self._button.setToolTip(view.hint)
+        self._button.setAccessibleDescription(view.description)
+        if self._pill is not None:
+            self._pill.show_word(self._state, view.pill, view.tone, self._reason)

@@ -18,6 +18,8 @@ from sammy_desktop.audio.events import (
     MicrophoneListening,
     MicrophoneOpening,
     MicrophoneUnavailable,
+    StreamError,
+    StreamRecovered,
 )
 from sammy_desktop.audio.mic_policy import MicrophonePolicy
 from sammy_desktop.config.settings import KEEP_READY_S, MicBetweenTurns
@@ -250,6 +252,44 @@ async def test_a_microphone_that_cannot_be_opened_starts_no_turn(
         assert turns.pre_rolls == [b""]
         policy.end_talk()
         await wait_capture_streams(0)
+    finally:
+        await policy.stop()
+
+
+async def test_a_microphone_kept_ready_that_is_down_starts_no_turn(
+    bus: EventBus, events: EventLog
+) -> None:
+    """Always ready with no input at all: the stream is kept open and being reopened.
+
+    A press used to start the turn at once (the stream counted as open) and send a turn of
+    silence, "[you spoke for 0.0 s]", with the window saying Listening (issue 24, point 4).
+    """
+    capture = AudioCapture(bus, standby_when_idle=True)
+    policy = MicrophonePolicy(capture, bus, mode=MicBetweenTurns.ALWAYS_READY)
+    collector = BlockCollector()
+    capture.set_consumer(collector)
+    turns = Turns(collector)
+    modules = unload_virtual_devices()  # no input left on the sound server
+    try:
+        await policy.start()
+        await events.wait_for(StreamError)
+        assert capture.is_open, "kept open: the supervisor keeps reopening it"
+        assert not capture.is_running
+        assert policy.begin_talk(turns)
+        failed = await events.wait_for(MicrophoneUnavailable)
+        assert failed.reason
+        assert not turns.pre_rolls, "no turn was started"
+        assert not events.of(MicrophoneListening)
+        policy.end_talk()  # letting go is harmless
+    finally:
+        load_virtual_devices(modules)
+    try:
+        # The device back: the stream recovers, and a press is a turn again, at once.
+        await events.wait_for(StreamRecovered, within_s=15.0)
+        assert policy.begin_talk(turns)
+        assert len(turns.pre_rolls) == 1
+        assert events.of(MicrophoneListening)
+        policy.end_talk()
     finally:
         await policy.stop()
 

@@ -136,7 +136,11 @@ def test_a_microphone_that_cannot_be_opened_says_why_and_starts_no_turn(
     assert not talking(window)
     assert not window.talk_input.opening
     assert sounds == []
-    assert window.talk_hint.text() == "Hold Space to talk"
+    # No invitation to talk into a microphone that does not work, and no Listening.
+    assert window.talk_hint.text() == "Microphone not working · you can type instead"
+    assert _look(window) is TalkLook.UNAVAILABLE
+    assert window.talk_button.isEnabled(), "a press tries the microphone again"
+    assert window.state_label.text() == "Ready"
     banner = window.banners.banner(MIC_FAILED_BANNER)
     assert banner is not None
     assert "microphone could not be opened: Error opening RawInputStream" in banner.text
@@ -145,6 +149,8 @@ def test_a_microphone_that_cannot_be_opened_says_why_and_starts_no_turn(
     window.talk_input.on_pressed()
     mic_agent.hear()
     assert window.banners.banner(MIC_FAILED_BANNER) is None
+    assert window.talk_hint.text() == "Listening…"
+    assert _look(window) is TalkLook.LISTENING
 
 
 def test_the_mic_mark_and_the_tray_say_whenever_a_stream_is_open(

@@ -115,7 +115,7 @@ def test_a_turn_the_agent_drops_ends_in_the_window_too(
     agent.move_to(AgentState.DISCONNECTED, "connection lost")
     assert not _talking(talk)
     assert _look(talk) is TalkLook.IDLE
-    assert talk.hint.text() == "Hold Space to talk"
+    assert talk.hint.text() == "Hold Space to connect and talk"
 
 
 def test_click_to_toggle_ends_on_the_second_press(make_talk: MakeTalk, agent: FakeAgent) -> None:
