@@ -9,6 +9,7 @@ the words themselves are :mod:`sammy_desktop.ui.talk_view`'s (tested there per s
 from __future__ import annotations
 
 import asyncio
+import itertools
 from pathlib import Path
 
 import pytest
@@ -31,12 +32,26 @@ from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.mic_notices import MIC_FAILED_BANNER
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.talk_button import TalkLook
-from sammy_desktop.ui.talk_view import MIC_NOT_WORKING
+from sammy_desktop.ui.talk_view import (
+    MIC_NOT_WORKING,
+    Press,
+    PressMode,
+    TalkSituation,
+    talk_view,
+)
+from tests.helpers.fit import clipped_text
 
-from .conftest import FakeAgent, MakeWindow, talking
+from .conftest import FakeAgent, MakeWindow, Picture, talking
 
 NO_HEIGHT_LIMIT = 16_777_215
 """A banner's maximum height once it has slid in (Qt's QWIDGETSIZE_MAX)."""
+
+EVERY_SITUATION = [
+    TalkSituation(state, mode, press, mic_works, paused)
+    for state, mode, press, mic_works, paused in itertools.product(
+        AgentState, PressMode, Press, (True, False), (False, True)
+    )
+]
 
 NO_MIC = "Error opening InputStream: no audio input device is available"
 
@@ -72,6 +87,13 @@ def _shown(window: MainWindow) -> tuple[str, str, TalkLook]:
     return window.state_label.text(), window.talk_hint.text(), window.talk_button.look
 
 
+def _save(qtbot: QtBot, window: MainWindow, path: Path) -> None:
+    """The window's picture, once Qt has laid out what changed (a word's new width)."""
+    picture = Picture(window)
+    qtbot.waitUntil(picture.settled)
+    picture.pixmap.save(str(path))
+
+
 def _window(qtbot: QtBot, make_window: MakeWindow, **extra: object) -> MainWindow:
     window = make_window(**extra)
     window.show()
@@ -89,7 +111,7 @@ def test_an_error_while_listening_ends_the_listening(
     agent.move_to(AgentState.ERROR, "the connection failed")
     assert _shown(window) == ("Error", "Not connected · hold Space to try again", TalkLook.IDLE)
     assert not talking(window)
-    window.grab().save(str(test_output_dir / "talk-state-error.png"))
+    _save(qtbot, window, test_output_dir / "talk-state-error.png")
     window.talk_input.on_released()  # letting go afterwards sends nothing
     assert agent.names() == ["begin_talk"]
 
@@ -137,7 +159,7 @@ def test_a_stopped_conversation_never_says_hold_space_to_talk(
     assert window.talk_hint.text() == hint
     assert window.talk_button.toolTip() == hint
     assert window.talk_button.accessibleDescription().startswith(hint)
-    window.grab().save(str(test_output_dir / f"talk-state-{state.value}.png"))
+    _save(qtbot, window, test_output_dir / f"talk-state-{state.value}.png")
 
 
 def test_space_with_no_microphone_never_says_listening_and_sends_no_turn(
@@ -157,7 +179,7 @@ def test_space_with_no_microphone_never_says_listening_and_sends_no_turn(
     banner = window.banners.banner(MIC_FAILED_BANNER)
     assert banner is not None, "the banner says why"
     qtbot.waitUntil(lambda: banner.maximumHeight() == NO_HEIGHT_LIMIT)  # slid in
-    window.grab().save(str(test_output_dir / "talk-state-no-microphone-space.png"))
+    _save(qtbot, window, test_output_dir / "talk-state-no-microphone-space.png")
     QTest.keyRelease(handle, Qt.Key.Key_Space)
     assert no_mic.names() == ["begin_talk"], "no turn: nothing to end"
     assert _shown(window) == ("Ready", MIC_NOT_WORKING, TalkLook.UNAVAILABLE)
@@ -215,7 +237,7 @@ def test_hands_free_says_listening_while_it_hears(
         TalkLook.LISTENING,
     )
     assert window.state_pill.dot.tone == "accent"
-    window.grab().save(str(test_output_dir / "talk-state-hands-free-listening.png"))
+    _save(qtbot, window, test_output_dir / "talk-state-hands-free-listening.png")
     window.talk_input.on_pressed()  # pause
     assert _shown(window) == ("Paused", "Microphone paused · click to listen", TalkLook.IDLE)
     window.talk_input.on_pressed()  # listen again
@@ -223,3 +245,22 @@ def test_hands_free_says_listening_while_it_hears(
     agent.move_to(AgentState.READY)  # the fake agent says Listening on a press; the core not
     agent.bus.emit(StreamError("input", "the device was unplugged"))
     assert _shown(window) == ("Ready", MIC_NOT_WORKING, TalkLook.UNAVAILABLE)
+
+
+def test_every_hint_fits_the_narrowest_window(
+    qtbot: QtBot, make_window: MakeWindow, test_output_dir: Path
+) -> None:
+    """The longest things the control can say are whole at the minimum width (360 px)."""
+    hints = sorted(
+        {talk_view(situation).hint for situation in EVERY_SITUATION}, key=len, reverse=True
+    )
+    window = _window(qtbot, make_window)
+    window.resize(window.minimumWidth(), 600)
+    for hint in hints:
+        window.talk_hint.setText(hint)
+        picture = Picture(window)
+        qtbot.waitUntil(picture.settled)
+        assert window.width() == window.minimumWidth() == 360, hint
+        assert clipped_text(window.bottom_panel) == [], hint
+    window.talk_hint.setText(hints[0])
+    _save(qtbot, window, test_output_dir / "talk-state-longest-hint-at-360.png")
