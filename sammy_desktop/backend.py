@@ -118,7 +118,7 @@ class Backend:
             raise LiveConnectionError(
                 FailureKind.AUTH,
                 None,
-                "No API key is set. Paste one in Settings > Account, or try the offline demo.",
+                "No API key is saved yet.",
             )
         base_url = resolve_api_base_url(self._api_base_url, self._settings())
         options = client_options(base_url=base_url, api_version=version)

@@ -155,11 +155,12 @@ class DesktopApp:
         try:
             from sammy_desktop.audio import AudioEngine
         except OSError as exc:  # PortAudio missing: sounddevice cannot load
+            _log.warning("no audio: %s", exc)
             return (
                 None,
-                f"Audio is not available ({exc}). Install PortAudio (on Debian/Ubuntu: "
-                "sudo apt-get install libportaudio2) and start Sammy again; you can still "
-                "type.",
+                "There is no sound: the PortAudio library is missing. Install it (on "
+                "Debian/Ubuntu: sudo apt-get install libportaudio2) and start Sammy again; "
+                "until then you can type.",
             )
         return AudioEngine(self.bus, self._context.settings), ""
 
@@ -208,7 +209,7 @@ class DesktopApp:
                 paths.log_dir,
                 paths.data_dir,
                 paths.config_dir,
-                self._context.secrets.backend_name(),
+                self._context.secrets.backend_title(),
                 notes_folder=paths.notes_dir,
             ),
         )
@@ -269,13 +270,13 @@ class DesktopApp:
         """Load the Live SDK off the loop; a broken installation is shown, not a crash."""
         try:
             await asyncio.to_thread(_load_live_sdk)
-        except Exception as exc:  # noqa: BLE001 - the window stays, with the reason
+        except Exception:  # noqa: BLE001 - the window stays, with the reason
             _log.exception("the Live SDK could not be loaded")
             self.window.banners.show_banner(
                 "live-sdk",
                 "error",
-                f"Sammy could not load its Live API library ({type(exc).__name__}: {exc}), "
-                "so it cannot connect. Reinstalling the app should fix this.",
+                "Sammy could not load its Live API library, so it cannot connect. Reinstall "
+                "the app; the log file has the details.",
             )
             return False
         return True
@@ -376,10 +377,12 @@ class DesktopApp:
         if self.audio is not None:
             try:
                 await self.audio.start()
-            except Exception as exc:  # noqa: BLE001 - the app runs on without sound
+            except Exception:  # noqa: BLE001 - the app runs on without sound
                 _log.exception("the audio could not start")
                 self.window.show_banner_for_settings(
-                    "Audio devices", f"Sound could not start: {exc}. Choose a device."
+                    "Audio devices",
+                    "Sound could not start on the chosen devices. Choose a microphone and a "
+                    "speaker in Settings > Audio devices.",
                 )
 
 

@@ -91,6 +91,25 @@ class ApiKey:
     __str__ = __repr__
 
 
+_BACKEND_TITLES = {
+    "SecretService": "the desktop's keyring (Secret Service)",
+    "libsecret": "the desktop's keyring (Secret Service)",
+    "kwallet": "KWallet",
+    "macOS": "the macOS Keychain",
+    "Windows": "Windows Credential Manager",
+}
+"""keyring's backend modules, by the last part of their name, as people know them."""
+
+
+def _refusal(error: keyring.errors.KeyringError) -> str:
+    """Why the keyring said no, as a phrase (its exception's class is for the log)."""
+    if isinstance(error, keyring.errors.KeyringLocked):
+        return "it is locked; unlock it (log in to your desktop's keyring) and try again"
+    if isinstance(error, keyring.errors.InitError):
+        return "it could not be opened; check that it runs, then try again"
+    return "it refused; check that it runs and is unlocked, then try again"
+
+
 def _no_backend_message() -> str:
     if sys.platform.startswith("linux"):
         how = (
@@ -144,9 +163,16 @@ class SecretStore:
         return not (module == "keyring.backends.fail" or backend.priority <= 0)
 
     def backend_name(self) -> str:
-        """A readable name of the backend, for the About page and the self-test."""
+        """The backend's class, for the log and the self-test (``keyring.backends...``)."""
         backend = self.backend
         return f"{type(backend).__module__}.{type(backend).__name__}"
+
+    def backend_title(self) -> str:
+        """What a person calls the password store in use, for the About page."""
+        if not self.backend_available():
+            return "none found"
+        module = type(self.backend).__module__.rsplit(".", 1)[-1]
+        return _BACKEND_TITLES.get(module, "the system's password store")
 
     def get_api_key(self) -> ApiKey | None:
         """The key to use: the environment override first, then the keyring.
@@ -196,9 +222,9 @@ class SecretStore:
         try:
             self.backend.set_password(KEYRING_SERVICE, KEYRING_USERNAME, value)
         except keyring.errors.KeyringError as exc:
+            _log.warning("the keyring refused to save the key: %r", exc)
             raise SecretStoreError(
-                f"The keyring refused to save the API key ({type(exc).__name__}). If it is "
-                "locked, unlock it and try again."
+                f"The password store did not save the API key: {_refusal(exc)}."
             ) from None
 
     def delete_api_key(self) -> bool:
@@ -214,8 +240,9 @@ class SecretStore:
         except keyring.errors.PasswordDeleteError:
             return False
         except keyring.errors.KeyringError as exc:
+            _log.warning("the keyring refused to remove the key: %r", exc)
             raise SecretStoreError(
-                f"The keyring refused to remove the API key ({type(exc).__name__})."
+                f"The password store did not remove the API key: {_refusal(exc)}."
             ) from None
         return True
 

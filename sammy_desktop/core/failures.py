@@ -30,13 +30,15 @@ from sammy_desktop.live_sdk import errors
 __all__ = ["FailureKind", "LiveConnectionError", "what_to_do"]
 
 _WHAT_TO_DO = {
-    ErrorKind.AUTH: "Check the API key in Settings > Account, then connect again.",
+    # Each says what to do, once; the message beside it says only what happened.
+    ErrorKind.AUTH: "Paste a working API key in Settings > Account, or try the offline demo.",
     ErrorKind.MODEL: "Choose another model in Settings > Voice & language: the list there "
     "shows the models your key can use.",
     ErrorKind.QUOTA: "Wait a while, or check your plan and billing in Google AI Studio, then "
     "connect again.",
-    ErrorKind.CONFIGURATION: "Check the model, voice and language in Settings, and for a "
-    "custom endpoint its address and certificate (SSL_CERT_FILE).",
+    ErrorKind.CONFIGURATION: "Check the model, voice and language in Settings > Voice & "
+    "language, and a custom endpoint's address in Settings > Account. The log file has the "
+    "service's own words.",
     ErrorKind.CONNECTION: "Check the internet connection, then connect again. The "
     "conversation so far is kept in the history.",
     ErrorKind.INTERNAL: "Connect again. If it happens again, the log file has the details.",
@@ -44,7 +46,11 @@ _WHAT_TO_DO = {
 
 
 def what_to_do(kind: ErrorKind) -> str:
-    """The advice shown with an error of ``kind``: one sentence, what the person can do."""
+    """The advice shown with an error of ``kind``: what the person can do, said once.
+
+    The error's message says what happened and nothing more (no advice, no service text,
+    which the log keeps), so the two read as one notice without repeating each other.
+    """
     return _WHAT_TO_DO[kind]
 
 

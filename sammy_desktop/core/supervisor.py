@@ -329,10 +329,10 @@ class ConnectionSupervisor:
                     return
                 failures += 1
                 if failures >= self._policy.max_attempts:
+                    _log.warning("giving up after %d attempts: %s", failures, error)
                     await self._host.give_up(
                         ErrorKind.CONNECTION,
-                        f"Could not reach the assistant after {failures} attempts "
-                        f"({error.reason}).",
+                        f"Sammy could not reach the service after {failures} tries.",
                     )
                     return
                 delay = self._policy.delay(failures, self._rng)
@@ -361,27 +361,31 @@ class ConnectionSupervisor:
         """The error to show for a failure that retrying cannot mend; None to retry.
 
         A close with a reason is never blamed on the network nor retried six times: only
-        transient failures are (live-service.md C5).
+        transient failures are (live-service.md C5). The message says what happened, for the
+        person; the service's own reason (often advice for developers) goes to the log.
         """
-        reason = error.reason.rstrip(".")
+        if error.kind is not FailureKind.TRANSIENT:
+            _log.warning("the connection failed for good: %s", error)
         match error.kind:
             case FailureKind.AUTH:
-                if error.code is None and not reason.startswith("HTTP"):
+                if error.code is None and not error.reason.startswith("HTTP"):
                     return ErrorKind.AUTH, error.reason  # said by the app (no key), not sent
-                return ErrorKind.AUTH, f"The service did not accept the API key ({reason})."
+                return ErrorKind.AUTH, "The service did not accept the API key."
             case FailureKind.MODEL:
                 return (
                     ErrorKind.MODEL,
-                    f"The service does not offer the model “{self._host.model()}” to this key "
-                    f"({reason}).",
+                    f"The service does not offer the model “{self._host.model()}” to this key.",
                 )
             case FailureKind.QUOTA:
-                return ErrorKind.QUOTA, f"The API key's quota is used up ({reason})."
+                return ErrorKind.QUOTA, "The API key's quota is used up."
             case FailureKind.REFUSED:
                 when = "closed the conversation" if mid_session else "refused the session setup"
-                return ErrorKind.CONFIGURATION, f"The service {when} ({reason})."
+                return ErrorKind.CONFIGURATION, f"The service {when}."
             case FailureKind.CONFIGURATION:
-                return ErrorKind.CONFIGURATION, f"The endpoint could not be used ({reason})."
+                return (
+                    ErrorKind.CONFIGURATION,
+                    "Sammy could not connect to the endpoint: its certificate is not trusted.",
+                )
             case FailureKind.TRANSIENT:
                 return None
 

@@ -167,9 +167,12 @@ class GlobalHotkey(QObject):
                 "instead."
             )
             return
-        except Exception as exc:  # noqa: BLE001 - a broken listener must not break the app
+        except Exception:  # noqa: BLE001 - a broken listener must not break the app
             _log.exception("the global hotkey could not start")
-            self._set_status(f"The hotkey could not start ({exc}). Hold Space in Sammy's window.")
+            self._set_status(
+                "The hotkey could not start; the log file has the details. Hold Space in "
+                "Sammy's window to talk instead."
+            )
             return
         self._listening_keys = keys
         _log.info("global hotkey on: %s", keys)

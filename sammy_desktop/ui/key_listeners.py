@@ -229,8 +229,9 @@ class _X11KeyListener:
             from Xlib.ext import record  # type: ignore[import-untyped]
             from Xlib.protocol import rq  # type: ignore[import-untyped]
         except ImportError as exc:
+            _log.info("python-xlib cannot be imported: %s", exc)
             raise HotkeyUnavailableError(
-                f"the X11 keyboard library (python-xlib) is missing ({exc})."
+                "the X11 keyboard library (python-xlib) is missing."
             ) from None
         self._x = X
         self._record_ext = record
@@ -238,7 +239,8 @@ class _X11KeyListener:
         try:
             self._control: Any = xdisplay.Display(display_name)
         except (xerror.DisplayError, xerror.ConnectionClosedError, OSError) as exc:
-            raise HotkeyUnavailableError(f"the X display cannot be reached ({exc}).") from None
+            _log.info("the X display %r cannot be opened: %s", display_name, exc)
+            raise HotkeyUnavailableError("the X display cannot be reached.") from None
         try:
             _require_record(self._control)
             self._parts = self._keycodes(keys, XK)

@@ -77,6 +77,14 @@ _ERROR_OVER: Final = frozenset(
 """The states that end an error's banner: working again, trying again, or stopped."""
 
 
+def _clause(sentence: str) -> str:
+    """``The key was refused.`` -> ``the key was refused``, to sit inside another sentence."""
+    text = sentence.strip().rstrip(".")
+    if len(text) > 1 and text[0].isupper() and text[1].islower():
+        text = text[0].lower() + text[1:]
+    return text or "no reason given"
+
+
 class Notices(QObject):
     """Banners and transcript notes for what happened.
 
@@ -170,8 +178,8 @@ class Notices(QObject):
             self._transcript.add_note("New conversation")
 
     def on_session_ended(self, event: SessionEnded) -> None:
-        """The conversation is over."""
-        self._transcript.add_note(f"Conversation ended ({event.reason})")
+        """The conversation is over (the reason as a clause: the error said it already)."""
+        self._transcript.add_note(f"Conversation ended ({_clause(event.reason)})")
 
     def on_end_session_requested(self, event: EndSessionRequested) -> None:
         """The assistant ends the conversation (the endSession tool)."""
@@ -180,7 +188,9 @@ class Notices(QObject):
 
     def on_error_raised(self, event: ErrorRaised) -> None:
         """A problem the person must act on, with the action that helps."""
-        text = f"{event.message} {event.what_to_do}".strip()
+        # What happened, then what to do, each once (a message may already say it).
+        advice = event.what_to_do if event.what_to_do not in event.message else ""
+        text = f"{event.message} {advice}".strip()
         section = _SETTINGS_FOR_ERROR.get(event.kind)
         if section is not None:
             action = self._settings_action("Open settings", section)
@@ -190,10 +200,12 @@ class Notices(QObject):
         self._banners.show_banner("error", "error", text, actions=[action])
 
     def on_connection_lost(self, event: ConnectionLost) -> None:
-        """The connection dropped; a reconnection usually follows."""
-        why = f" ({event.reason})" if event.reason else ""
+        """The connection dropped; a reconnection usually follows.
+
+        The close's reason (a code, the service's or the network's words) is for the log.
+        """
         self._banners.show_banner(
-            "connection", "warning", f"Connection lost{why}. Trying again…", dismissible=False
+            "connection", "warning", "Connection lost. Trying again…", dismissible=False
         )
 
     def on_reconnecting(self, event: Reconnecting) -> None:

@@ -150,7 +150,7 @@ async def test_changing_the_minutes_applies_to_the_quiet_already_passed(
         await h.events.wait_state(AgentState.RESTING)
 
 
-@pytest.mark.logs_errors("Could not reach the assistant")
+@pytest.mark.logs_errors("could not reach the service")
 async def test_a_wake_that_cannot_reconnect_says_so(core_harness: HarnessFactory) -> None:
     clock = ManualScheduler()
     async with core_harness(_scenario(), core_scheduler=clock) as h:
@@ -162,7 +162,7 @@ async def test_a_wake_that_cannot_reconnect_says_so(core_harness: HarnessFactory
         assert h.core.send_text("hello")
         await h.events.wait_for(Reconnecting)
         error = await h.events.wait_for(ErrorRaised, within_s=15)
-        assert "Could not reach the assistant" in error.message
+        assert "could not reach the service" in error.message
 
 
 async def test_without_a_resumption_handle_it_stays_connected(

@@ -271,14 +271,19 @@ async def test_malformed_and_unknown_frames_are_survived(
         assert h.events.of(ErrorRaised) == []
 
 
-async def test_connect_timeout_when_setup_never_completes(core_harness: HarnessFactory) -> None:
+async def test_connect_timeout_when_setup_never_completes(
+    core_harness: HarnessFactory, caplog: pytest.LogCaptureFixture
+) -> None:
     policy = ReconnectPolicy(initial_s=0.01, maximum_s=0.01, max_attempts=2, connect_timeout_s=0.3)
     async with core_harness(Scenario(), reconnect=policy) as h:
         h.sim.set_stalled(True)
         await h.core.start()
         error = await h.events.wait_for(ErrorRaised)
         assert error.kind is ErrorKind.CONNECTION
-        assert "0.3 s" in error.message
+        # What happened for the person, what to do once; the exact cause for the log.
+        assert error.message == "Sammy could not reach the service after 2 tries."
+        assert error.what_to_do.startswith("Check the internet connection")
+        assert "0.3 s" in caplog.text
         assert h.sim.connection_count == 2
         h.sim.set_stalled(False)
 

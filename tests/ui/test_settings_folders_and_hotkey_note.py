@@ -75,7 +75,12 @@ def test_a_notes_folder_that_cannot_be_made_is_said_and_not_opened(
     window = make_settings_window(open_folder=opener, notes_folder=blocker / "notes")
     _notes(window).button.click()
     assert opener.opened == []
-    assert "could not be created" in _notes(window).error_label.text()
+    said = _notes(window).error_label.text()
+    assert said == (
+        f"The notes folder {blocker / 'notes'} could not be made: a part of its path is a "
+        "file, not a folder. Make it yourself, then try again."
+    )
+    assert "Errno" not in said and "Not a directory" not in said  # no errno text
 
 
 def test_without_a_notes_folder_there_is_no_button(

@@ -29,6 +29,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from sammy_desktop.config import Settings
+from sammy_desktop.os_errors import os_error_reason
 from sammy_desktop.tools.kinds import ToolCategory
 from sammy_desktop.ui.painted import ToggleSwitch
 from sammy_desktop.ui.settings.applications import (
@@ -166,12 +167,15 @@ class NotesFolderCard(QFrame):
             # Before the first note there is no folder, and file managers refuse a missing one.
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            _log.warning("notes folder %s: %s", folder, exc)
             return self._show_error(
-                f"The notes folder {folder} could not be created: {exc.strerror or exc}."
+                f"The notes folder {folder} could not be made: {os_error_reason(exc)}. Make "
+                "it yourself, then try again."
             )
         if not self._open_folder(folder):
             return self._show_error(
-                f"The desktop could not open {folder}; open it in your file manager."
+                "The desktop did not open the folder. Open it in your file manager: it is "
+                f"{folder}."
             )
         self.error_label.hide()
         return True
