@@ -234,7 +234,7 @@ def test_context_shared_banner_says_exactly_what(window: MainWindow, bus: EventB
     banner = window.banners.banner("context")
     assert banner is not None
     assert "date and time, time zone" in banner.text
-    assert "platform" in banner.text
+    assert "Held back by your privacy settings: operating system." in banner.text
     assert banner.details_label is not None
     assert "Asia/Tokyo" in banner.details_label.text()
 
