@@ -20,12 +20,18 @@ def test_the_settings_window_of_the_running_app_is_wired(
 ) -> None:
     context = AppContext.create(AppPaths.profile(tmp_path / "profile"))
     seen: list[SettingsWindow] = []
+    # Earlier tests' windows may still be alive until Qt deletes them: only this app's count.
+    earlier = {id(w) for w in qapp.topLevelWidgets() if isinstance(w, SettingsWindow)}
 
     async def scenario() -> int:
         quit_signal = QuitSignal()
 
         def on_shown(_window: MainWindow) -> None:
-            seen.extend(w for w in qapp.topLevelWidgets() if isinstance(w, SettingsWindow))
+            seen.extend(
+                w
+                for w in qapp.topLevelWidgets()
+                if isinstance(w, SettingsWindow) and id(w) not in earlier
+            )
             quit_signal.request()
 
         return await run_app(qapp, context, quit_signal, on_window_shown=on_shown)
