@@ -1,8 +1,8 @@
 """The main window: its layout, and the composed parts that give it behaviour.
 
 Layout (UI.md): a header with the name, the demo badge, the state pill and the settings
-button; banners; the transcript (or the welcome panel on first run) with the confirmation
-sheet over it; a text box; the round talk button with its hint, under it one labelled
+button; banners; the transcript (or the welcome panel on first run), the confirmation
+sheet over both; a text box; the round talk button with its hint, under it one labelled
 button (End conversation, or New conversation when none runs), the level meters and a quiet
 status line.
 
@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QToolButton,
     QVBoxLayout,
@@ -211,10 +212,16 @@ class MainWindow(QMainWindow):
         layout.setSpacing(8)
         layout.addLayout(self._build_header(central))
 
-        self.banners = BannerArea(self._theme, central)
-        layout.addWidget(self.banners)
+        # The banners and the pages: the confirmation sheet covers both, so that in a low
+        # window a question has the banners' room as well.
+        self._middle = QWidget(central)
+        middle = QVBoxLayout(self._middle)
+        middle.setContentsMargins(0, 0, 0, 0)
+        middle.setSpacing(layout.spacing())
+        self.banners = BannerArea(self._theme, self._middle)
+        middle.addWidget(self.banners)
 
-        self.stack = QStackedWidget(central)
+        self.stack = QStackedWidget(self._middle)
         self._conversation = QWidget(self.stack)
         conversation_layout = QVBoxLayout(self._conversation)
         conversation_layout.setContentsMargins(0, 0, 0, 0)
@@ -223,8 +230,9 @@ class MainWindow(QMainWindow):
         )
         conversation_layout.addWidget(self.transcript)
         self.stack.addWidget(self._conversation)
-        self.confirmation_sheet = ConfirmationSheet(self._conversation)
-        layout.addWidget(self.stack, 1)
+        self.confirmation_sheet = ConfirmationSheet(self._middle)
+        middle.addWidget(self.stack, 1)
+        layout.addWidget(self._middle, 1)
         self.welcome: QWidget | None = None
 
         # Everything under the conversation; hidden while the welcome panel shows.
@@ -465,11 +473,28 @@ class MainWindow(QMainWindow):
         if self.welcome is not None:
             self.stack.setCurrentWidget(self.welcome)
             self.bottom_panel.hide()
+            self._size_stack_by_current_page()
 
     def show_conversation(self) -> None:
         """Show the transcript (after a key was saved or the demo started)."""
         self.stack.setCurrentWidget(self._conversation)
         self.bottom_panel.show()
+        self._size_stack_by_current_page()
+
+    def _size_stack_by_current_page(self) -> None:
+        """Only the page shown sets the stack's size.
+
+        The welcome panel, hidden behind the conversation, kept its 381 px minimum, and in
+        a window of the default height the talk button was cut.
+        """
+        current = self.stack.currentWidget()
+        for index in range(self.stack.count()):
+            page = self.stack.widget(index)
+            if page is not None:
+                shown = page is current
+                policy = QSizePolicy.Policy.Preferred if shown else QSizePolicy.Policy.Ignored
+                page.setSizePolicy(policy, policy)
+        self.stack.updateGeometry()
 
     def set_tray_available(self, available: bool) -> None:
         """Whether a tray icon exists, so closing can hide the window to it."""

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from sammy_desktop.core.events import CodeExecuted
@@ -86,9 +87,38 @@ def _plain_label(text: str, parent: QWidget, name: str) -> WrappingLabel:
     return label
 
 
-def _header_label(text: str, parent: QWidget, name: str, keep: int | None = None) -> ElidedLabel:
-    """One line of a card's header, as it is, cut with "…" where the card is narrow."""
-    label = ElidedLabel(text, parent, keep=keep)
+def _title_first(card: QFrame, row: QHBoxLayout, title: ElidedLabel, argument: ElidedLabel) -> None:
+    """The tool's title whole first: the argument shows only in the room left beside it.
+
+    A box layout takes the same width from every label it has to shorten, which cut both
+    ("Context from this c…", "you as…"); where the argument cannot have its few
+    characters beside the whole title it goes (it stays in Details), and the title takes
+    its stretch.
+    """
+    outer = card.layout()
+    if outer is None:
+        return
+    margins = outer.contentsMargins()
+    width = card.contentsRect().width() - margins.left() - margins.right()
+    items = (row.itemAt(i) for i in range(row.count()))
+    others = [item.widget() for item in items if item is not None]
+    shown = [w for w in others if w is not None and w is not argument and not w.isHidden()]
+    taken = sum(w.sizeHint().width() for w in shown) + row.spacing() * len(shown)
+    fits = bool(argument.text()) and width - taken >= argument.minimumSizeHint().width()
+    if fits != argument.isVisibleTo(card):
+        argument.setVisible(fits)
+        row.setStretchFactor(argument, 1 if fits else 0)
+        row.setStretchFactor(title, 0 if fits else 1)
+
+
+def _header_label(
+    text: str, parent: QWidget, name: str, keep: int | None = None, *, modest: bool = False
+) -> ElidedLabel:
+    """One line of a card's header, as it is, cut with "…" where the card is narrow.
+
+    The argument is ``modest``: the tool's title gets its whole width first.
+    """
+    label = ElidedLabel(text, parent, keep=keep, modest=modest)
     label.setObjectName(name)
     return label
 
@@ -120,12 +150,15 @@ class ToolCard(QFrame):
         outer.setSpacing(4)
         row = QHBoxLayout()
         row.setSpacing(8)
+        self._header_row = row
         self._theme = theme
         self.icon_label = QLabel(self)
         row.addWidget(self.icon_label)
         self.name_label = _header_label(self.title, self, "toolName", _NAME_KEEP_PX)
         row.addWidget(self.name_label)
-        self.argument_label = _header_label(key_argument(self._arguments), self, "toolArgument")
+        self.argument_label = _header_label(
+            key_argument(self._arguments), self, "toolArgument", modest=True
+        )
         row.addWidget(self.argument_label, 1)
         self.spinner = Spinner(self)
         row.addWidget(self.spinner)
@@ -199,6 +232,12 @@ class ToolCard(QFrame):
             self.duration_label.setText(format_duration(duration_s))
         self._set_status(status)
         self._refresh_details()
+        _title_first(self, self._header_row, self.name_label, self.argument_label)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """The title whole first, the argument in what room is left."""
+        super().resizeEvent(event)
+        _title_first(self, self._header_row, self.name_label, self.argument_label)
 
     def _set_result(self, text: str) -> None:
         self.result_label.setText(text)
@@ -278,7 +317,9 @@ class CodeCard(QFrame):
         row.addWidget(self.icon_label)
         self.name_label = _header_label("Code execution", self, "toolName", _NAME_KEEP_PX)
         row.addWidget(self.name_label)
-        self.language_label = _header_label(_language_word(event.language), self, "toolArgument")
+        self.language_label = _header_label(
+            _language_word(event.language), self, "toolArgument", modest=True
+        )
         row.addWidget(self.language_label, 1)
         self.spinner = Spinner(self)
         row.addWidget(self.spinner)

@@ -142,21 +142,30 @@ class ElidedLabel(QLabel):
     """One line of plain text that ends in "…" when it has less room than it needs.
 
     It asks for the whole text's width but can shrink to ``keep`` pixels of it, so a row
-    of labels fits any width; the whole text is the tooltip while it is cut.
+    of labels fits any width; the whole text is the tooltip while it is cut. A ``modest``
+    one asks only for what it keeps, and takes the room its row has to spare (give it a
+    stretch): in a row, the others get their whole width first.
 
     Args:
         text: the text.
         parent: the Qt parent.
         keep: the width of text it keeps at least, in pixels (about four characters when
             None).
+        modest: ask for the kept part only, not the whole text.
     """
 
     def __init__(
-        self, text: str = "", parent: QWidget | None = None, *, keep: int | None = None
+        self,
+        text: str = "",
+        parent: QWidget | None = None,
+        *,
+        keep: int | None = None,
+        modest: bool = False,
     ) -> None:
         super().__init__(parent)
         self._full = ""
         self._keep = keep
+        self._modest = modest
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.setText(text)
@@ -177,19 +186,25 @@ class ElidedLabel(QLabel):
         return QLabel.text(self)
 
     def sizeHint(self) -> QSize:
-        """Room for the whole text on one line."""
+        """Room for the whole text on one line (a modest one: for what it keeps)."""
+        whole = self._whole_size()
+        return self._kept_size(whole) if self._modest else whole
+
+    def minimumSizeHint(self) -> QSize:
+        """Room for the first few characters and "…" (or the whole text, if shorter)."""
+        return self._kept_size(self._whole_size())
+
+    def _whole_size(self) -> QSize:
         hint = super().sizeHint()
         metrics = self.fontMetrics()
         extra = metrics.horizontalAdvance(self._full) - metrics.horizontalAdvance(self.shown_text)
         return QSize(hint.width() + max(0, extra), hint.height())
 
-    def minimumSizeHint(self) -> QSize:
-        """Room for the first few characters and "…" (or the whole text, if shorter)."""
-        hint = self.sizeHint()
+    def _kept_size(self, whole: QSize) -> QSize:
         metrics = self.fontMetrics()
         keep = self._keep if self._keep is not None else metrics.horizontalAdvance("Mmmm…")
-        chrome = hint.width() - metrics.horizontalAdvance(self._full)
-        return QSize(min(hint.width(), keep + max(0, chrome)), hint.height())
+        chrome = whole.width() - metrics.horizontalAdvance(self._full)
+        return QSize(min(whole.width(), keep + max(0, chrome)), whole.height())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Cut the text again for the new width."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QRect
+from PySide6.QtCore import QPoint, QRect
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
@@ -19,11 +19,12 @@ from sammy_desktop.audio.events import MicrophoneInUse
 from sammy_desktop.core.events import AgentState, Speaker, TranscriptUpdated
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools.context import ConfirmationRequest
+from sammy_desktop.tools.events import ToolCallStarted
 from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.state_pill import STATE_WORDS
-from tests.helpers.fit import clipped_text, wider_than
+from tests.helpers.fit import clipped_text, describe, wider_than
 
-from .conftest import FakeAgent, MakeWindow, Picture
+from .conftest import FakeAgent, MakeWelcome, MakeWindow, Picture
 
 WIDTHS = pytest.mark.parametrize("width", [420, 360], ids=["default-420px", "minimum-width"])
 
@@ -133,3 +134,93 @@ def test_long_words_in_bubbles_are_never_cut(
     assert wider_than(transcript.viewport(), content) == []
     for row in transcript.lines():
         assert row.bubble.width() <= row.bubble.maximumWidth()
+
+
+def _two_banners(window: MainWindow) -> None:
+    window.banners.show_banner("timer", "info", "Timer “tea” set for 2 minutes; it ends at 11:24.")
+    window.banners.show_banner(
+        "context", "info", "Shared with Sammy: date and time, time zone, operating system."
+    )
+
+
+def test_the_talk_controls_keep_their_room_after_the_first_run(
+    qtbot: QtBot, agent: FakeAgent, make_window: MakeWindow, make_welcome: MakeWelcome
+) -> None:
+    # The welcome panel, hidden behind the conversation, kept its height as the minimum of
+    # the window's middle, and the talk button was cut by the text box above it.
+    window = _window(qtbot, make_window, 360, demo_mode=True)
+    window.set_welcome(make_welcome())
+    window.show_conversation()
+    agent.move_to(AgentState.READY)
+    _two_banners(window)
+    picture = Picture(window)
+    qtbot.waitUntil(picture.settled)
+    central = window.centralWidget()
+    assert central is not None
+    assert central.minimumSizeHint().height() <= window.height()
+    panel = window.bottom_panel
+    assert panel.height() >= panel.minimumSizeHint().height()
+    talk = window.talk_button.geometry()
+    assert panel.rect().contains(talk)
+    assert talk.top() >= window.message_input.geometry().bottom()
+    assert clipped_text(panel) == []
+
+
+@WIDTHS
+def test_the_sheet_shows_its_choices_in_a_low_window(
+    qtbot: QtBot, agent: FakeAgent, make_window: MakeWindow, width: int
+) -> None:
+    # Over the transcript alone, two banners left the sheet about 145 px: the question
+    # showed, its buttons were scrolled out of sight. It covers the banners too.
+    window = _window(qtbot, make_window, width, demo_mode=True)
+    agent.move_to(AgentState.READY)
+    _two_banners(window)
+    sheet = window.confirmation_sheet
+    sheet.ask(
+        ConfirmationRequest(
+            call_id="c1",
+            tool_name="readClipboard",
+            prompt="Let the assistant read what is on your clipboard? It may contain "
+            "passwords or other private text.",
+            arguments={},
+            timeout_s=60,
+        )
+    )
+    picture = Picture(window)
+    qtbot.waitUntil(picture.settled)
+    viewport = sheet.scroll_area.viewport()
+    for part in (sheet.title_label, sheet.deny_button, sheet.approve_button, sheet.always_button):
+        corner = part.mapTo(viewport, QPoint(0, 0))
+        assert viewport.rect().contains(QRect(corner, part.size())), describe(part)
+    assert sheet.geometry().top() <= window.banners.geometry().top()
+    sheet.deny()
+
+
+def test_a_card_keeps_the_tool_whole_and_cuts_the_argument(
+    qtbot: QtBot, bus: EventBus, agent: FakeAgent, make_window: MakeWindow
+) -> None:
+    window = _window(qtbot, make_window, 420)
+    agent.move_to(AgentState.READY)
+    reason = "you asked what I know about this computer and what it is running"
+    bus.emit(
+        ToolCallStarted(
+            call_id="c1",
+            name="getCurrentContext",
+            arguments={"reason": reason},
+            title="Context from this computer",
+        )
+    )
+    card = window.transcript.tool_card("c1")
+    assert card is not None
+    picture = Picture(window)
+    qtbot.waitUntil(picture.settled)
+    assert card.name_label.shown_text == card.name_label.text()  # the tool, whole
+    assert not card.argument_label.isVisible()  # the argument gives way (Details has it)
+    assert clipped_text(card) == []
+    window.resize(900, 680)  # with room, both show
+    qtbot.waitUntil(card.argument_label.isVisible)
+    picture = Picture(window)
+    qtbot.waitUntil(picture.settled)
+    assert card.name_label.shown_text == card.name_label.text()
+    assert card.argument_label.shown_text == card.argument_label.text()
+    assert clipped_text(card) == []
