@@ -17,7 +17,8 @@ The modules:
   speech queue and its adaptive depth), ``effects`` (earcons mixed on top), ``played`` (the
   played blocks reported back to the loop) and ``standby`` (when the speaker rests);
 * ``stream_owner``: the stream part the capture and the playback share, over ``supervisor``
-  (a stream kept alive through failures and device switches) and ``devices`` (finding them);
+  (a stream kept alive through failures and device switches) and ``devices`` (finding them;
+  on Linux the sound server's own, from ``sound_server``, which also watches them change);
 * ``echo``: the WebRTC echo canceller; ``levels``, ``preroll``, ``resampling``: small pure
   parts; the clock and timers every part takes are ``sammy_desktop.scheduling``'s;
 * ``events``: what this layer tells the rest of the app.
@@ -28,6 +29,7 @@ from sammy_desktop.audio.devices import AudioDevice, DeviceChoice, list_devices,
 from sammy_desktop.audio.echo import EchoCanceller
 from sammy_desktop.audio.engine import AudioEngine
 from sammy_desktop.audio.events import (
+    AudioDevicesChanged,
     AudioLevel,
     DeviceFallback,
     DeviceSwitched,
@@ -43,6 +45,7 @@ __all__ = [
     "SILENCE_DBFS",
     "AudioCapture",
     "AudioDevice",
+    "AudioDevicesChanged",
     "AudioEngine",
     "AudioLevel",
     "AudioPlayback",

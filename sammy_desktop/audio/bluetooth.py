@@ -19,9 +19,10 @@ import asyncio
 import logging
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from sammy_desktop.audio.events import BluetoothMicrophone, MicrophoneInUse
+from sammy_desktop.audio.sound_server import connected_client
 
 if TYPE_CHECKING:
     from sammy_desktop.audio.capture import AudioCapture
@@ -55,17 +56,19 @@ def source_is_bluetooth(name: str, properties: Mapping[str, str]) -> bool:
     return looks_bluetooth(properties.get("device.description", ""))
 
 
-def bluetooth_input(device_name: str) -> str | None:
+def bluetooth_input(device_name: str, label: str = "") -> str | None:
     """The name of the Bluetooth input ``device_name`` stands for, or None.
 
     Blocks for up to a second talking to the sound server: call it off the loop.
 
     Args:
-        device_name: the PortAudio device the microphone opened ("pulse" and "default"
-            mean the sound server's default input).
+        device_name: the device the microphone opened: a PortAudio device ("pulse" and
+            "default" mean the sound server's default input) or a sound server's source.
+        label: the name the person knows it by, when it has one (a source's description).
     """
-    if looks_bluetooth(device_name):
-        return device_name
+    shown = label or device_name
+    if looks_bluetooth(shown):
+        return shown
     try:
         return _ask_sound_server(device_name)
     except Exception as exc:  # noqa: BLE001 - ctypes bindings: no server, no libpulse, ...
@@ -74,12 +77,8 @@ def bluetooth_input(device_name: str) -> str | None:
 
 
 def _ask_sound_server(device_name: str) -> str | None:
-    # Imported here: it loads libpulse, only when asked and never at start-up.
-    import pulsectl
-
-    pulse: Any = pulsectl.Pulse("sammy-desktop-device-check", connect=False)
+    pulse = connected_client("sammy-desktop-device-check", _CONNECT_TIMEOUT_S)
     try:
-        pulse.connect(timeout=_CONNECT_TIMEOUT_S)
         sources = list(pulse.source_list())
         wanted = device_name.strip()
         source = next((s for s in sources if wanted and wanted in (s.name, s.description)), None)
@@ -136,11 +135,11 @@ class BluetoothCheck:
             return
         self._checked.add(device.name)
         self._task = asyncio.get_running_loop().create_task(
-            self._check(device.name), name="audio-bluetooth-check"
+            self._check(device.name, device.description), name="audio-bluetooth-check"
         )
 
-    async def _check(self, name: str) -> None:
-        found = await asyncio.to_thread(bluetooth_input, name)
+    async def _check(self, name: str, label: str) -> None:
+        found = await asyncio.to_thread(bluetooth_input, name, label)
         if found is not None:
             _log.info("the microphone %r is a Bluetooth headset's (%s)", name, found)
             self._bus.emit(BluetoothMicrophone(found))

@@ -217,6 +217,10 @@ class AudioCapture:
         """
         self._stream.set_device(name)
 
+    def devices_changed(self) -> None:
+        """The audio devices changed: see :meth:`StreamSupervisor.devices_changed`."""
+        self._stream.supervisor.devices_changed()
+
     @property
     def is_open(self) -> bool:
         """Whether the stream was opened and not closed since (running, or reopening)."""

@@ -15,10 +15,15 @@ in standby (see :mod:`sammy_desktop.audio.capture`) and only keeps the pre-roll.
 playback (through the echo canceller) bring it back. The speaker's stream rests
 whenever nothing plays (see :mod:`sammy_desktop.audio.playback`); playing wakes it, and so
 does the talk key going up (the answer then finds it running).
+
+On Linux the engine also watches the sound server (:class:`~.sound_server.DeviceWatch`):
+when a device comes or goes, or a default moves, both streams look their device up again
+and :class:`~.events.AudioDevicesChanged` tells the rest of the app.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Final
 
@@ -26,9 +31,10 @@ from sammy_desktop.audio.bluetooth import BluetoothCheck
 from sammy_desktop.audio.capture import AudioCapture
 from sammy_desktop.audio.duplex import HalfDuplexGate
 from sammy_desktop.audio.echo import EchoCanceller
-from sammy_desktop.audio.events import PlaybackDrained, PlaybackStarted
+from sammy_desktop.audio.events import AudioDevicesChanged, PlaybackDrained, PlaybackStarted
 from sammy_desktop.audio.mic_policy import MicrophonePolicy, StartTurn
 from sammy_desktop.audio.playback import AudioPlayback
+from sammy_desktop.audio.sound_server import DeviceWatch
 from sammy_desktop.config.settings import MicBetweenTurns, Settings, TalkMode
 from sammy_desktop.eventbus import EventBus, Subscription
 from sammy_desktop.scheduling import Scheduler
@@ -107,6 +113,8 @@ class AudioEngine:
             scheduler=scheduler,
         )
         self._bluetooth = BluetoothCheck(self.capture, bus)
+        self.device_watch = DeviceWatch(self._on_devices_changed)
+        """The sound server's device events (nothing happens without a sound server)."""
         self._forced_half_duplex: bool | None = None
         self._subscriptions: list[Subscription] = []
         self._gate = HalfDuplexGate(
@@ -132,6 +140,8 @@ class AudioEngine:
         await self.playback.start()
         self._bluetooth.start()
         await self.microphone.start()
+        if sys.platform.startswith("linux"):
+            self.device_watch.start()
 
     async def stop(self) -> None:
         """Close both streams (the microphone's gate opens: a new start begins ungated)."""
@@ -139,6 +149,7 @@ class AudioEngine:
             subscription.cancel()
         self._subscriptions = []
         self._gate.release()
+        await self.device_watch.stop()
         await self.microphone.stop()
         await self._bluetooth.stop()
         await self.playback.stop()
@@ -225,6 +236,11 @@ class AudioEngine:
         self.set_echo_cancellation(settings.echo_cancellation)
         self.capture.set_device(settings.input_device)
         self.playback.set_device(settings.output_device)
+
+    def _on_devices_changed(self) -> None:
+        self.capture.devices_changed()
+        self.playback.devices_changed()
+        self._bus.emit(AudioDevicesChanged())
 
     def _apply_gate(self) -> None:
         self._gate.update()

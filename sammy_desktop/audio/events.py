@@ -6,6 +6,7 @@ and :class:`PlaybackDrained` (AssistantSpeaking -> Ready); the status bar shows
 :class:`StreamRecovered`. The talk control follows the microphone
 (:class:`MicrophoneOpening`, :class:`MicrophoneListening`, :class:`MicrophoneUnavailable`),
 the window's "mic on" mark :class:`MicrophoneInUse`, and a hint :class:`BluetoothMicrophone`.
+The devices page lists the devices again on :class:`AudioDevicesChanged`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Literal
 from sammy_desktop.eventbus import Event
 
 __all__ = [
+    "AudioDevicesChanged",
     "AudioLevel",
     "BluetoothMicrophone",
     "DeviceFallback",
@@ -70,7 +72,8 @@ class DeviceFallback(Event):
 
     Attributes:
         requested: the device name as saved in the settings.
-        used: the name of the device actually opened.
+        used: the device actually opened, by the name the person knows it by (a sound
+            server's description).
         reason: why the requested device was not used, for the person to read.
         direction: which stream this is about.
     """
@@ -79,6 +82,15 @@ class DeviceFallback(Event):
     used: str
     reason: str
     direction: Direction
+
+
+@dataclass(frozen=True, slots=True)
+class AudioDevicesChanged(Event):
+    """The sound server's devices changed: one was plugged in or went, or a default moved.
+
+    The streams have been told already (one on a device that went falls back, with a
+    :class:`DeviceFallback`); lists of devices shown to the person are stale.
+    """
 
 
 @dataclass(frozen=True, slots=True)

@@ -261,6 +261,10 @@ class AudioPlayback:
         """
         self._stream.set_device(name)
 
+    def devices_changed(self) -> None:
+        """The audio devices changed: see :meth:`StreamSupervisor.devices_changed`."""
+        self._stream.supervisor.devices_changed()
+
     # -- what to play -------------------------------------------------------------------
 
     def play(self, pcm24k: bytes) -> None:

@@ -6,6 +6,8 @@ open on it through failures and device switches, an opener that tries the rates 
 prefers before the device's own (a device that refuses a rate, "Invalid sample rate", gets
 the next one), and a callback made for each stream generation. :class:`StreamOwner` is that
 shared part; the capture and the playback compose one and add what they do with the audio.
+A sound server's device is opened through ALSA's pulse plugin and routed to its sink or
+source as it opens (:func:`~sammy_desktop.audio.sound_server.routed`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import sounddevice as sd
 
 from sammy_desktop.audio.devices import AudioDevice
 from sammy_desktop.audio.events import Direction
+from sammy_desktop.audio.sound_server import routed
 from sammy_desktop.audio.supervisor import PortAudioStream, StreamSupervisor
 from sammy_desktop.eventbus import EventBus
 
@@ -95,6 +98,7 @@ class StreamOwner:
         stall_timeout_s: float = 5.0,
     ) -> None:
         self._stream_class = stream_class
+        self._direction: Direction = direction
         self._what = what
         self._preferred_rates = tuple(preferred_rates)
         self._forced_rate = samplerate
@@ -210,16 +214,17 @@ class StreamOwner:
         """Open and start the stream at the first rate the device takes (worker thread)."""
         loop = self._loop
         assert loop is not None, "start() sets the loop before the first open"
-        return open_at_first_rate(
-            self._stream_class,
-            device,
-            self.candidate_rates(device),
-            block_ms=self._block_ms,
-            what=self._what,
-            latency=self._latency,
-            callback=self._make_callback(loop, generation),
-            finished_callback=finished,
-        )
+        with routed(self._direction, device.server_name):
+            return open_at_first_rate(
+                self._stream_class,
+                device,
+                self.candidate_rates(device),
+                block_ms=self._block_ms,
+                what=self._what,
+                latency=self._latency,
+                callback=self._make_callback(loop, generation),
+                finished_callback=finished,
+            )
 
     def _running(self, stream: PortAudioStream, device: AudioDevice) -> None:
         raw: Any = stream

@@ -14,6 +14,10 @@ server restarting). The capture and the playback each hold one, through their
   reopens it with backoff until it runs, then emits :class:`~.events.StreamRecovered`;
 * moves the stream to another device when the settings change (:meth:`switch_device`):
   closes it and opens it on the new one, then emits :class:`~.events.DeviceSwitched`;
+* looks the name up again when the sound server's devices change (:meth:`devices_changed`):
+  a stream whose device went moves to the default with a :class:`~.events.DeviceFallback`
+  (the server keeps it playing on another device, so nothing else would say so), and one
+  running on the default because its device was missing moves back once it is there;
 * pauses the stream when its owner has nothing for it to do (:meth:`pause`, :meth:`resume`):
   the stream stays open on its device but PortAudio stops calling back, which costs nothing,
   and starting it again takes a few milliseconds. A paused stream is not watched for stalls.
@@ -144,6 +148,7 @@ class StreamSupervisor:
         self._task: asyncio.Task[None] | None = None
         self._last_fallback_reason = ""
         self._resolved: dict[str, DeviceChoice] = {}
+        self._recheck_wanted = False
         self._open_error = ""
         self.failures = 0
 
@@ -232,6 +237,38 @@ class StreamSupervisor:
         self._last_fallback_reason = ""  # a fallback for the new name is news
         if self._task is not None and self.is_running:
             self._request_switch()
+
+    def devices_changed(self) -> None:
+        """The audio devices changed (one came or went, a default moved).
+
+        Returns at once. Names are looked up afresh from now on; a running stream is moved
+        when its name now resolves to another device than the one it runs on.
+        """
+        self._resolved.clear()
+        if self._task is not None and self.is_running:
+            self._recheck_wanted = True
+            self._wake.set()
+
+    async def _recheck_device(self) -> None:
+        self._recheck_wanted = False
+        current = self._device
+        if current is None:
+            return
+        try:
+            choice = await asyncio.to_thread(resolve_device, self._device_name, self._direction)
+        except (sd.PortAudioError, LookupError, OSError, ValueError) as exc:
+            _log.info("%s devices changed; none to move to: %s", self._direction, exc)
+            return
+        wanted = choice.device
+        if (wanted.index, wanted.server_name) == (current.index, current.server_name):
+            return
+        if self._switch_requested or self._failure.is_set() or self._stopping:
+            return
+        _log.info(
+            "%s devices changed: moving from %r to %r", self._direction, current.name, wanted.name
+        )
+        self._resolved[self._device_name] = choice
+        self._request_switch()
 
     def _request_switch(self) -> None:
         self._switch_requested = True
@@ -338,7 +375,7 @@ class StreamSupervisor:
         if choice.fallback_reason and choice.fallback_reason != self._last_fallback_reason:
             _log.warning("%s", choice.fallback_reason)
             self._bus.emit(
-                DeviceFallback(name, choice.device.name, choice.fallback_reason, self._direction)
+                DeviceFallback(name, choice.device.label, choice.fallback_reason, self._direction)
             )
         self._last_fallback_reason = choice.fallback_reason
         self._stream = stream
@@ -398,6 +435,9 @@ class StreamSupervisor:
                 continue
             attempt = 0
             if not self._failure.is_set():
+                if self._recheck_wanted:
+                    await self._recheck_device()
+                    continue
                 if self._pause_wanted != self._paused:
                     await self._apply_pause()
                     continue

@@ -17,9 +17,11 @@ import logging
 from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from sammy_desktop.audio.events import (
+    AudioDevicesChanged,
     AudioLevel,
     BluetoothMicrophone,
     DeviceFallback,
+    DeviceSwitched,
     MicrophoneInUse,
     MicrophoneListening,
     MicrophoneOpening,
@@ -117,6 +119,9 @@ class EventBridge(QObject):
     playback_started = Signal(PlaybackStarted)
     playback_drained = Signal(PlaybackDrained)
     device_fallback = Signal(DeviceFallback)
+    device_switched = Signal(DeviceSwitched)
+    audio_devices_changed = Signal(AudioDevicesChanged)
+    """A device was plugged in or went (the devices page lists them again)."""
     stream_error = Signal(StreamError)
     stream_recovered = Signal(StreamRecovered)
     microphone_in_use = Signal(MicrophoneInUse)
@@ -162,6 +167,8 @@ class EventBridge(QObject):
             PlaybackStarted: self.playback_started,
             PlaybackDrained: self.playback_drained,
             DeviceFallback: self.device_fallback,
+            DeviceSwitched: self.device_switched,
+            AudioDevicesChanged: self.audio_devices_changed,
             StreamError: self.stream_error,
             StreamRecovered: self.stream_recovered,
             MicrophoneInUse: self.microphone_in_use,

@@ -421,6 +421,7 @@ class MainWindow(QMainWindow):
         bridge.timer_fired.connect(notices.on_timer_fired)
         bridge.timer_cancelled.connect(notices.on_timer_cancelled)
         bridge.device_fallback.connect(notices.on_device_fallback)
+        bridge.device_switched.connect(notices.on_device_switched)
         bridge.stream_error.connect(notices.on_stream_error)
         bridge.stream_recovered.connect(notices.on_stream_recovered)
         bridge.microphone_in_use.connect(notices.on_microphone_in_use)

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
     from sammy_desktop.audio.events import (
         DeviceFallback,
+        DeviceSwitched,
         MicrophoneInUse,
         StreamError,
         StreamRecovered,
@@ -311,13 +312,14 @@ class Notices(QObject):
     # ------------------------------------------------------------------ the audio devices
 
     def on_device_fallback(self, event: DeviceFallback) -> None:
-        """The chosen device could not be used; another one is."""
-        what = "microphone" if event.direction == "input" else "speaker"
-        self._show_device_banner(
-            event.direction,
-            "warning",
-            f"Using the {what} {event.used!r} instead of {event.requested!r}: {event.reason}",
-        )
+        """The chosen device could not be used (unplugged, turned off); another one is."""
+        reason = event.reason.rstrip(".")
+        self._show_device_banner(event.direction, "warning", f"{reason[:1].upper()}{reason[1:]}.")
+
+    def on_device_switched(self, event: DeviceSwitched) -> None:
+        """A stream moved: onto the chosen device (back, once it is plugged in) ends a fallback."""
+        if event.requested in ("", event.device):
+            self._banners.remove(f"device-{event.direction}")
 
     def on_stream_error(self, event: StreamError) -> None:
         """A device failed (no microphone, unplugged headset...)."""

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-import sounddevice as sd
 
 from sammy_desktop.audio import (
     AudioCapture,
@@ -25,36 +22,17 @@ from sammy_desktop.eventbus import EventBus
 from sammy_desktop.wire_audio import OUTPUT_RATE
 from tests.audio.conftest import BlockCollector
 from tests.audio.signals import best_lag, energy, tone
-from tests.audio.virtual_devices import MonitorRecorder, SinkKeepAlive
+from tests.audio.virtual_devices import MIC, MonitorRecorder, SinkKeepAlive
 from tests.helpers.events import EventLog
 
 pytestmark = [pytest.mark.audio, pytest.mark.usefixtures("running_sinks")]
 
 OTHER_SINK = "sammy_other"
-# PortAudio reaches PulseAudio through ALSA only, as the devices "pulse" and "default"
-# (both the default sink). A second speaker for PortAudio is an ALSA PCM of the pulse
-# plugin pinned to our second sink, like a USB headset would be its own ALSA device.
-_ALSA_PCM = f"""
-pcm.{OTHER_SINK} {{
-    type pulse
-    device {OTHER_SINK}
-    hint {{ show on description "Sammy's second test speaker" }}
-}}
-"""
-
-
-def _reinitialise_portaudio() -> None:
-    # PortAudio lists devices once, at initialisation; no stream may be open here.
-    # Private sounddevice calls: the only way to make PortAudio list devices again.
-    sd._terminate()
-    sd._initialize()
 
 
 @pytest.fixture
 def second_speaker() -> Iterator[str]:
-    """A second null sink, visible to PortAudio as the device ``sammy_other``."""
-    asoundrc = Path(os.environ["HOME"]) / ".asoundrc"
-    assert not asoundrc.exists(), f"{asoundrc} exists: not the private test HOME?"
+    """A second null sink: the sound server lists it, as it would a USB headset."""
     module = subprocess.run(
         ["pactl", "load-module", "module-null-sink", f"sink_name={OTHER_SINK}"],
         check=True,
@@ -62,15 +40,11 @@ def second_speaker() -> Iterator[str]:
         text=True,
         timeout=10,
     ).stdout.strip()
-    asoundrc.write_text(_ALSA_PCM)
     try:
-        _reinitialise_portaudio()
         with SinkKeepAlive(OTHER_SINK):
             yield OTHER_SINK
     finally:
-        asoundrc.unlink()
         subprocess.run(["pactl", "unload-module", module], check=True, timeout=10)
-        _reinitialise_portaudio()
 
 
 async def test_the_output_moves_to_another_speaker_and_plays_there(
@@ -145,9 +119,10 @@ async def test_the_input_moves_and_a_missing_name_falls_back_with_an_event(
 
     assert fallback.direction == "input"
     assert fallback.requested == "Headset That Was Unplugged"
-    assert fallback.used == "default"
+    assert fallback.used == "SammyVirtualMic"
     assert "was not found" in fallback.reason
-    assert (switched.direction, switched.device) == ("input", "default")
-    assert (switched_again.requested, switched_again.device) == ("pulse", "pulse")
+    assert (switched.direction, switched.device) == ("input", MIC)
+    # PortAudio's name for the sound server's default, saved by an older version.
+    assert (switched_again.requested, switched_again.device) == ("pulse", MIC)
     assert len(events.of(DeviceFallback)) == 1
     assert not events.of(StreamError)

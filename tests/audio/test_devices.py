@@ -18,11 +18,13 @@ from sammy_desktop.audio import (
     list_devices,
     resolve_device,
 )
+from sammy_desktop.audio.devices import portaudio_devices
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.wire_audio import OUTPUT_RATE
 from tests.audio.conftest import BlockCollector
 from tests.audio.signals import tone
 from tests.audio.virtual_devices import (
+    MIC,
     SPEAKER,
     load_virtual_devices,
     pactl,
@@ -35,22 +37,24 @@ pytestmark = pytest.mark.audio
 
 def test_devices_are_listed_with_their_properties() -> None:
     devices = list_devices()
-    assert devices, "PortAudio sees no device"
-    names = {d.name for d in devices}
-    assert {"pulse", "default"} <= names
+    assert devices, "no device is listed"
     default_in = [d for d in devices if d.is_default_input]
     default_out = [d for d in devices if d.is_default_output]
-    assert len(default_in) == 1
-    assert len(default_out) == 1
+    assert [d.name for d in default_in] == [MIC]
+    assert [d.name for d in default_out] == [SPEAKER]
     assert default_in[0].max_input_channels > 0
     assert default_out[0].max_output_channels > 0
-    assert all(d.host_api == "ALSA" and d.default_samplerate > 0 for d in devices)
+    assert all(d.default_samplerate > 0 for d in devices)
+    # PortAudio itself sees the sound server through ALSA's plugins only.
+    names = {d.name for d in portaudio_devices()}
+    assert {"pulse", "default"} <= names
+    assert all(d.host_api == "ALSA" for d in portaudio_devices())
 
 
 def test_a_saved_name_resolves_exactly_then_ignoring_case() -> None:
-    assert resolve_device("pulse", "output").device.name == "pulse"
-    choice = resolve_device("  PULSE ", "input")
-    assert choice.device.name == "pulse"
+    assert resolve_device(SPEAKER, "output").device.name == SPEAKER
+    choice = resolve_device(f"  {MIC.upper()} ", "input")
+    assert choice.device.name == MIC
     assert choice.fallback_reason == ""
     default = resolve_device("", "input")
     assert default.device.is_default_input
@@ -60,7 +64,7 @@ def test_a_saved_name_resolves_exactly_then_ignoring_case() -> None:
 def test_a_missing_device_falls_back_to_the_default_with_a_reason() -> None:
     choice = resolve_device("USB Headset (gone)", "output")
     assert choice.device.is_default_output
-    assert "'USB Headset (gone)' was not found" in choice.fallback_reason
+    assert "“USB Headset (gone)” was not found" in choice.fallback_reason
     assert "speaker" in choice.fallback_reason
 
 
@@ -81,7 +85,7 @@ async def test_streams_on_a_missing_device_run_on_the_default_and_say_so(
         await capture.stop()
     fallbacks = {e.direction: e for e in events.of(DeviceFallback)}
     assert fallbacks["input"].requested == "No Such Microphone"
-    assert fallbacks["input"].used == "default"
+    assert fallbacks["input"].used == resolve_device("", "input").device.label
     assert fallbacks["output"].requested == "No Such Speaker"
     assert "not found" in fallbacks["output"].reason
     assert not events.of(StreamError)
@@ -132,7 +136,7 @@ async def test_streams_recover_when_the_sound_server_loses_and_regains_its_devic
     finally:
         await playback.stop()
         await capture.stop()
-    assert {e.device for e in events.of(StreamRecovered)} == {"default"}
+    assert {e.device for e in events.of(StreamRecovered)} == {MIC, SPEAKER}
     assert capture.is_running is False
 
 

@@ -10,7 +10,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
-from sammy_desktop.audio.events import DeviceFallback, StreamError, StreamRecovered
+from sammy_desktop.audio.events import (
+    DeviceFallback,
+    DeviceSwitched,
+    StreamError,
+    StreamRecovered,
+)
 from sammy_desktop.core.events import (
     AgentState,
     ErrorKind,
@@ -184,9 +189,10 @@ def test_a_timer_has_a_banner_from_start_to_end_or_cancel(shown: Window) -> None
 def test_a_device_problem_offers_the_devices_page_until_it_recovers(
     qtbot: QtBot, shown: Window
 ) -> None:
-    shown.notices.on_device_fallback(DeviceFallback("USB Mic", "Built-in", "unplugged", "input"))
+    reason = "the microphone “USB Mic” was not found; using the system default, “Built-in”"
+    shown.notices.on_device_fallback(DeviceFallback("usb_mic", "Built-in", reason, "input"))
     assert shown.banner("device-input").text == (
-        "Using the microphone 'Built-in' instead of 'USB Mic': unplugged"
+        "The microphone “USB Mic” was not found; using the system default, “Built-in”."
     )
     shown.notices.on_stream_error(StreamError("output", "device lost"))
     banner = shown.banner("device-output")
@@ -198,6 +204,11 @@ def test_a_device_problem_offers_the_devices_page_until_it_recovers(
     shown.notices.on_stream_recovered(StreamRecovered("output", "Built-in"))
     assert not shown.has_banner("device-output")
     assert shown.has_banner("device-input")
+    # Moving to the chosen microphone, plugged in again, ends the fallback.
+    shown.notices.on_device_switched(DeviceSwitched("input", "usb_mic", "built_in"))
+    assert shown.has_banner("device-input")
+    shown.notices.on_device_switched(DeviceSwitched("input", "usb_mic", "usb_mic"))
+    assert not shown.has_banner("device-input")
 
 
 def test_tool_changes_say_when_they_apply_and_only_during_a_conversation(shown: Window) -> None:

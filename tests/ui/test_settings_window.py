@@ -195,8 +195,12 @@ def test_devices_page_lists_devices_after_refresh(
         devices = window.devices_page
         inputs = [devices.input_combo.itemText(i) for i in range(devices.input_combo.count())]
         outputs = [devices.output_combo.itemText(i) for i in range(devices.output_combo.count())]
-        assert inputs == ["System default", "Built-in Microphone", "USB Headset"]
-        assert outputs == ["System default", "Built-in Speakers", "USB Headset"]
+        assert inputs == [
+            "System default (Built-in Microphone)",
+            "Built-in Microphone",
+            "USB Headset",
+        ]
+        assert outputs == ["System default (Built-in Speakers)", "Built-in Speakers", "USB Headset"]
         devices.input_combo.setCurrentIndex(2)
         devices.input_combo.activated.emit(2)
         assert settings_state.settings.input_device == "USB Headset"

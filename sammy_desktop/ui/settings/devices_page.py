@@ -1,10 +1,14 @@
-"""Settings > Audio devices: the microphone and the speaker, a live mic meter, a test tone.
+"""Settings > Audio devices: the microphone and the speaker, their live meters, a test tone.
 
-The device lists come from PortAudio, which can take a moment (and hang on a broken audio
-stack), so they are read in a worker thread: when the page is first opened and on
-"Refresh devices". A device saved in the settings but not plugged in stays in its list,
-marked "(not found)", so choosing nothing never silently changes the setting. Under the
-devices, the sound switches (echo cancellation, the listening sounds).
+The device lists come from the audio layer (the sound server's own devices on Linux, by
+their human names; PortAudio's elsewhere), which can take a moment (and hang on a broken
+audio stack), so they are read in a worker thread: when the page is first opened, on
+"Refresh devices", and when a device is plugged in or goes (:meth:`on_devices_changed`).
+A device saved in the settings but not plugged in stays in its list, marked "(not
+connected)", so choosing nothing never silently changes the setting; no device at all says
+what to check. The speaker's meter moves while the test tone plays, so the person sees it
+played even with the sound turned down. Under the devices, the sound switches (echo
+cancellation, the listening sounds).
 """
 
 from __future__ import annotations
@@ -71,8 +75,12 @@ class DevicesPage(FieldsPage):
         self.mic_meter = LevelMeter()
         """The microphone's level, live (the window feeds it the bridge's input level)."""
         self.mic_meter.setAccessibleName("Microphone level")
-        self.cards["input_device"].add_below(self._meter_row())
+        self.cards["input_device"].add_below(self._meter_row(self.mic_meter))
         self.add_card("output_device", self.output_combo)
+        self.speaker_meter = LevelMeter()
+        """What the speaker plays, live (the test tone moves it)."""
+        self.speaker_meter.setAccessibleName("Speaker level")
+        self.cards["output_device"].add_below(self._meter_row(self.speaker_meter))
 
         row = QHBoxLayout()
         self.refresh_button = QPushButton("Refresh devices")
@@ -91,14 +99,15 @@ class DevicesPage(FieldsPage):
         for name in ("echo_cancellation", "earcons"):
             self.add_field(name)
 
-    def _meter_row(self) -> QWidget:
+    @staticmethod
+    def _meter_row(meter: LevelMeter) -> QWidget:
         meter_row = QWidget()
         meter_layout = QHBoxLayout(meter_row)
         meter_layout.setContentsMargins(2, 4, 2, 0)
         meter_label = QLabel("Level")
         meter_label.setObjectName("meterLabel")
         meter_layout.addWidget(meter_label)
-        meter_layout.addWidget(self.mic_meter, 1)
+        meter_layout.addWidget(meter, 1)
         return meter_row
 
     @property
@@ -115,6 +124,11 @@ class DevicesPage(FieldsPage):
         self.devices_note.setText("Looking for devices…")
         self._tasks.run(self._load_devices(self._list_devices), "ui-list-devices")
 
+    def on_devices_changed(self) -> None:
+        """A device was plugged in or went: list them again, if they were listed."""
+        if self.device_names_loaded or self.isVisible():
+            self.refresh_devices()
+
     def on_palette_changed(self, palette: Palette) -> None:
         """The buttons' icons in the theme's colours."""
         self.refresh_button.setIcon(self._assets.icon("refresh", palette.text, 16))
@@ -128,7 +142,7 @@ class DevicesPage(FieldsPage):
             self.devices_note.setText(f"Could not list the audio devices: {exc}")
             devices = []
         else:
-            self.devices_note.setText(f"{len(devices)} devices found.")
+            self.devices_note.setText(_found_note(devices))
         finally:
             self.refresh_button.setEnabled(True)
         self._fill_devices(devices)
@@ -140,10 +154,39 @@ class DevicesPage(FieldsPage):
             (self.output_combo, "output", settings.output_device),
         ):
             combo.clear()
-            combo.addItem("System default", "")
-            names = [d.name for d in devices if d.supports(direction)]  # type: ignore[arg-type]
-            for name in dict.fromkeys(names):
-                combo.addItem(name, name)
+            usable = [d for d in devices if d.supports(direction)]  # type: ignore[arg-type]
+            default = next((d for d in usable if d.is_default_input or d.is_default_output), None)
+            # Which device that is now; the list is made again when the default moves.
+            combo.addItem(
+                "System default" if default is None else f"System default ({default.label})", ""
+            )
+            names = [d.name for d in usable]
+            for device in {d.name: d for d in usable}.values():
+                combo.addItem(device.label, device.name)
             if current and current not in names:
-                combo.addItem(f"{current} (not found)", current)
+                combo.addItem(f"{current} (not connected)", current)
             combo.setCurrentIndex(max(0, combo.findData(current)))
+
+
+_CHECK = (
+    "Check that it is plugged in and switched on, and that the system's sound settings "
+    "show it (on Linux the sound server, PulseAudio or PipeWire, must be running); then "
+    "press Refresh devices."
+)
+
+
+def _found_note(devices: Sequence[AudioDevice]) -> str:
+    """What the listing found, in words, and what to check when something is missing."""
+    inputs = sum(d.supports("input") for d in devices)
+    outputs = sum(d.supports("output") for d in devices)
+    if not inputs and not outputs:
+        return f"No microphone or speaker found. {_CHECK}"
+    if not inputs:
+        return f"{_count(outputs, 'speaker')} found, but no microphone. {_CHECK}"
+    if not outputs:
+        return f"{_count(inputs, 'microphone')} found, but no speaker. {_CHECK}"
+    return f"{_count(inputs, 'microphone')} and {_count(outputs, 'speaker')} found."
+
+
+def _count(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"

@@ -67,7 +67,7 @@ class SettingsWindow(QWidget):
         tools: the registered tools; the Tools page is empty without it.
         controls: the agent, to switch tools mid-session.
         list_devices: lists audio devices (``sammy_desktop.audio.devices.list_devices``).
-        bridge: feeds the mic meter on the devices page.
+        bridge: feeds the devices page's meters, and tells it when devices come or go.
         on_test_tone: plays the test tone through the chosen speaker.
         on_key_changed: called after the key was saved or removed (reconnect, hide the
             welcome panel...).
@@ -171,6 +171,8 @@ class SettingsWindow(QWidget):
         self.account_page.key_changed.connect(self.on_key_changed)
         if self._bridge is not None:
             self._bridge.input_level.connect(self.devices_page.mic_meter.set_dbfs)
+            self._bridge.output_level.connect(self.devices_page.speaker_meter.set_dbfs)
+            self._bridge.audio_devices_changed.connect(self.devices_page.on_devices_changed)
             self._bridge.tools_changed.connect(self.tools_page.on_tools_changed)
         close = QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self)
         close.activated.connect(self.close)
