@@ -6,6 +6,11 @@ into the bundle. Each check here loads one of them and returns what it found: th
 canceller (livekit's native library), Qt's platform plugins and SVG support, and SQLite's
 FTS5 full-text index (the notes tool). They run on the main thread, before the end-to-end
 steps (Qt wants the main thread); :data:`LOAD_CHECKS` lists them in the report's order.
+
+Two checks look past the bundle at what the app needs of this desktop, because an install
+that cannot keep a key or has nothing to listen and speak with is not one that works: a
+keyring that is only keyring's fail or null backend, and no microphone or no speaker, are
+failures, each with what to do about it in words.
 """
 
 from __future__ import annotations
@@ -15,15 +20,19 @@ import importlib.metadata
 import math
 import ssl
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from sammy_desktop.selftest.report import SelfTestFailure
+
+if TYPE_CHECKING:
+    from sammy_desktop.audio.devices import AudioDevice
 
 __all__ = [
     "LOAD_CHECKS",
     "LOAD_CHECK_NAMES",
+    "check_audio_devices",
     "check_ca_bundle",
     "check_echo_canceller",
     "check_keyring",
@@ -33,7 +42,15 @@ __all__ = [
     "sine_tone",
 ]
 
-LOAD_CHECK_NAMES: Final = ("ca-bundle", "keyring", "portaudio", "echo-canceller", "qt", "sqlite")
+LOAD_CHECK_NAMES: Final = (
+    "ca-bundle",
+    "keyring",
+    "portaudio",
+    "audio-devices",
+    "echo-canceller",
+    "qt",
+    "sqlite",
+)
 
 
 def check_ca_bundle() -> str:
@@ -52,12 +69,19 @@ def check_ca_bundle() -> str:
 
 _NATIVE_KEYRING: Final = {"linux": "SecretService", "darwin": "macOS", "win32": "Windows"}
 
+# What to do when no keyring backend is usable, per platform: the person's words, not ours.
+_KEYRING_FIX: Final = {
+    "linux": "Install gnome-keyring or KWallet and log in again",
+    "darwin": "Log in to the desktop so the login keychain is unlocked, then try again",
+    "win32": "Log in to Windows with your own account so Credential Manager is available",
+}
+
 
 def check_keyring() -> str:
-    """Keyring's backends are discoverable (entry points) and the platform's one imports.
+    """Keyring's backends are discoverable (entry points) and one of them is usable here.
 
-    Whether a keyring daemon is running is the desktop's business, not the bundle's: the
-    step passes when the native backend is found even if it is not usable here, and says so.
+    Only keyring's fail and null backends (priority 0 or below) left means the app cannot
+    keep an API key on this desktop: that is a failure, with the fix in words.
     """
     import keyring
 
@@ -71,9 +95,15 @@ def check_keyring() -> str:
         raise SelfTestFailure(f"the {native} backend is not registered (found: {names})")
     backend = keyring.get_keyring()
     in_use = f"{type(backend).__module__}.{type(backend).__name__}"
-    usable = type(backend).__module__ != "keyring.backends.fail" and backend.priority > 0
-    state = f"in use: {in_use}" if usable else f"none usable here (got {in_use})"
-    return f"backends {', '.join(names)}; {state}"
+    if type(backend).__module__ in ("keyring.backends.fail", "keyring.backends.null") or (
+        backend.priority <= 0
+    ):
+        fix = _KEYRING_FIX.get(_platform_key(), "Set up the system's password store")
+        raise SelfTestFailure(
+            f"No password store is usable, so Sammy cannot keep an API key (keyring has "
+            f"only {in_use}). {fix}."
+        )
+    return f"backends {', '.join(names)}; in use: {in_use}"
 
 
 def check_portaudio() -> str:
@@ -85,6 +115,48 @@ def check_portaudio() -> str:
     devices = sounddevice.query_devices()
     host_apis = ", ".join(api["name"] for api in sounddevice.query_hostapis())
     return f"{version}; {len(devices)} devices via {host_apis or 'no host API'}; {library}"
+
+
+NO_MICROPHONE: Final = "No microphone found: connect one or check the sound settings"
+NO_SPEAKER: Final = "No speaker found: connect speakers or headphones, or check the sound settings"
+
+
+def check_audio_devices(
+    list_devices: Callable[[], Sequence[AudioDevice]] | None = None,
+) -> str:
+    """There is a microphone and a speaker, as the app lists them.
+
+    That is the sound server's own devices on Linux, PortAudio's elsewhere
+    (:func:`sammy_desktop.audio.devices.list_devices`).
+
+    Args:
+        list_devices: the device lister (tests inject one); the app's own by default.
+    """
+    if list_devices is None:
+        from sammy_desktop.audio.devices import list_devices as app_devices
+
+        list_devices = app_devices
+    devices = list_devices()
+    inputs = [d for d in devices if d.supports("input")]
+    outputs = [d for d in devices if d.supports("output")]
+    wanted = ((inputs, NO_MICROPHONE), (outputs, NO_SPEAKER))
+    missing = [text for found, text in wanted if not found]
+    if missing:
+        raise SelfTestFailure("; ".join(missing) + ".")
+    return (
+        f"{_count(len(inputs), 'microphone')} ({_names(inputs)}), "
+        f"{_count(len(outputs), 'speaker')} ({_names(outputs)})"
+    )
+
+
+def _count(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _names(devices: Sequence[AudioDevice], most: int = 3) -> str:
+    labels = [d.label for d in devices[:most]]
+    more = len(devices) - most
+    return ", ".join(labels) + (f" and {more} more" if more > 0 else "")
 
 
 def check_echo_canceller() -> str:
@@ -219,6 +291,7 @@ LOAD_CHECKS: Final[tuple[tuple[str, Callable[[], str]], ...]] = tuple(
             check_ca_bundle,
             check_keyring,
             check_portaudio,
+            check_audio_devices,
             check_echo_canceller,
             check_qt,
             check_sqlite,

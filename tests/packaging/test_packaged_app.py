@@ -104,6 +104,9 @@ def test_the_frozen_app_passes_its_self_test(app_dir: Path, tmp_path: Path) -> N
     assert f"library in {internal}/livekit/rtc/resources" in steps["echo-canceller"]
     assert f"renders from {internal}/resources/icons" in steps["qt"]
     assert "in use: keyring.backends.SecretService.Keyring" in steps["keyring"]
+    # The sound server's own devices, by name: pulsectl is in the bundle and finds libpulse.
+    assert steps["audio-devices"].startswith("1 microphone (SammyVirtualMic), 2 speakers")
+    assert not list((app_dir / "_internal").glob("libpulse*")), "the system's libpulse only"
     assert steps["sqlite"].endswith("with FTS5")
     assert lines[-1].startswith(f"self-test passed: {len(STEP_NAMES)} steps in ")
 

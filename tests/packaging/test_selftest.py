@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import io
+import os
 import re
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
+import keyring
 import pytest
+from keyring.backends.null import Keyring as NullKeyring
 
 from sammy_desktop import selftest
-from sammy_desktop.selftest import LOAD_CHECKS, STEP_NAMES, SelfTestFailure, run_self_test
+from sammy_desktop.audio.devices import AudioDevice
+from sammy_desktop.selftest import (
+    LOAD_CHECKS,
+    STEP_NAMES,
+    SelfTestFailure,
+    install_checks,
+    run_self_test,
+)
 
 STEP_LINE = re.compile(r"^  (ok|FAILED) +(\S+) +\d+ ms  (.+)$")
 
@@ -42,6 +54,7 @@ def test_every_step_passes_in_a_development_install() -> None:
     assert "CA certificates" in details["ca-bundle"]
     assert "SecretService" in details["keyring"]
     assert "PortAudio V19" in details["portaudio"]
+    assert details["audio-devices"].startswith("1 microphone (SammyVirtualMic), 2 speakers (")
     assert "frames of 10 ms processed" in details["echo-canceller"]
     assert "offscreen" in details["qt"]
     assert "0.50 s of PCM16 at 24000 Hz" in details["push-to-talk"]
@@ -118,3 +131,72 @@ def test_steps_that_need_the_simulator_say_they_were_skipped(
 
 def test_the_resources_folder_is_found_outside_a_bundle() -> None:
     assert (selftest._resources_dir() / "icons" / "app.svg").is_file()
+
+
+def _self_test_in_a_child(tmp_path: Path, **environment: str) -> subprocess.CompletedProcess[str]:
+    """``sammy-desktop --self-test`` as a person runs it, in a fresh process."""
+    env = os.environ | environment
+    return subprocess.run(
+        [sys.executable, "-m", "sammy_desktop", "--self-test", "--config-dir", str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.audio
+def test_no_keyring_and_no_sound_devices_fail_with_the_fix_in_words(tmp_path: Path) -> None:
+    result = _self_test_in_a_child(
+        tmp_path,
+        PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+        # Not the private PulseAudio: no sound server, so no microphone and no speaker.
+        PULSE_SERVER="unix:/nonexistent/sammy-no-sound-server",
+    )
+
+    report = result.stdout
+    assert result.returncode == 1, report
+    details = {name: (status, detail) for status, name, detail in _step_lines(report)}
+    status, detail = details["keyring"]
+    assert status == "FAILED"
+    assert detail.startswith("No password store is usable, so Sammy cannot keep an API key")
+    assert detail.endswith("Install gnome-keyring or KWallet and log in again.")
+    assert details["audio-devices"] == (
+        "FAILED",
+        "No microphone found: connect one or check the sound settings; No speaker found: "
+        "connect speakers or headphones, or check the sound settings.",
+    )
+    # The rest of the install is fine, and the last line names exactly what is not.
+    assert details["portaudio"][0] == details["tool-call"][0] == "ok"
+    assert report.splitlines()[-1].startswith("self-test FAILED: keyring, audio-devices (")
+
+
+def test_the_null_keyring_backend_is_no_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+    previous = keyring.get_keyring()
+    keyring.set_keyring(NullKeyring())  # type: ignore[no-untyped-call]
+    try:
+        with pytest.raises(SelfTestFailure, match="cannot keep an API key"):
+            install_checks.check_keyring()
+    finally:
+        keyring.set_keyring(previous)
+
+
+def _device(name: str, inputs: int, outputs: int) -> AudioDevice:
+    return AudioDevice(0, name, "test", 48000.0, inputs, outputs, False, False, description=name)
+
+
+def test_a_missing_microphone_or_speaker_is_named_with_what_to_do() -> None:
+    speakers_only = [_device("Speakers", 0, 2)]
+    with pytest.raises(SelfTestFailure) as no_mic:
+        install_checks.check_audio_devices(lambda: speakers_only)
+    assert str(no_mic.value) == "No microphone found: connect one or check the sound settings."
+
+    mic_only = [_device("Headset Microphone", 1, 0)]
+    with pytest.raises(SelfTestFailure, match=r"^No speaker found: connect speakers"):
+        install_checks.check_audio_devices(lambda: mic_only)
+
+    both = [_device("Headset Microphone", 1, 0), _device("Speakers", 0, 2)]
+    assert install_checks.check_audio_devices(lambda: both) == (
+        "1 microphone (Headset Microphone), 1 speaker (Speakers)"
+    )
