@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import ssl
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,8 @@ class Backend:
         secrets: where the API key is read from.
         settings: returns the settings in use (for the endpoint override).
         api_base_url: the ``--api-base-url`` flag, or None.
+        ssl_context: trust for a private endpoint (tests pointing the app at a simulator);
+            None trusts what the SDK trusts (certifi, ``SSL_CERT_FILE``).
     """
 
     def __init__(
@@ -56,10 +59,12 @@ class Backend:
         settings: Callable[[], Settings],
         *,
         api_base_url: str | None = None,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self._secrets = secrets
         self._settings = settings
         self._api_base_url = api_base_url
+        self._ssl_context = ssl_context
         self._simulator: LiveSimulator | None = None
         self._demo_key = ""
 
@@ -99,6 +104,19 @@ class Backend:
         if simulator is not None:
             await simulator.stop()
 
+    def client_for_key(self, key: str) -> genai.Client:
+        """A client for the endpoint the key is for, with ``key``: a pasted key's check.
+
+        Never the demo's simulator, even during the demo: the key is for the real service
+        (or the endpoint override), and the check must ask that.
+        """
+        version = resolve_api_version(self._settings())
+        base_url = resolve_api_base_url(self._api_base_url, self._settings())
+        options = client_options(
+            base_url=base_url, api_version=version, ssl_context=self._ssl_context
+        )
+        return genai.Client(api_key=key, http_options=options)
+
     def __call__(self) -> genai.Client:
         """A client for the next connection.
 
@@ -121,5 +139,7 @@ class Backend:
                 "No API key is saved yet.",
             )
         base_url = resolve_api_base_url(self._api_base_url, self._settings())
-        options = client_options(base_url=base_url, api_version=version)
+        options = client_options(
+            base_url=base_url, api_version=version, ssl_context=self._ssl_context
+        )
         return genai.Client(api_key=key.reveal(), http_options=options)

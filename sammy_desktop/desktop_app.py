@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from sammy_desktop.app import AppContext, QuitSignal
     from sammy_desktop.audio import AudioDevice, AudioEngine
+    from sammy_desktop.core.key_check import KeyCheck
     from sammy_desktop.ui import MainWindow
 
 __all__ = ["DesktopApp", "LaunchOptions"]
@@ -203,6 +204,9 @@ class DesktopApp:
             bridge=self.bridge,
             on_test_tone=lambda: self.earcons.play("test_tone"),
             on_key_changed=self._on_key_changed,
+            check_key=self._check_pasted_key,
+            on_try_demo=self._on_try_demo,
+            on_leave_demo=lambda: self._on_key_changed(True),
             paths=paths,
             about=ui.AboutInfo(
                 __version__,
@@ -214,6 +218,7 @@ class DesktopApp:
             ),
         )
         window.settings_requested.connect(self.settings_window.open_section)
+        window.demo_mode_changed.connect(self.settings_window.account_page.set_demo_mode)
         # The optional global talk hotkey; it starts in run(), once the loop runs.
         self.hotkey = ui.GlobalHotkey(self.settings_state, self.tasks, parent=self._app)
         self.hotkey.pressed.connect(window.on_hotkey_pressed)
@@ -344,13 +349,36 @@ class DesktopApp:
 
     async def _restart_for_key(self, has_key: bool) -> None:
         await self.agent.stop()
-        if self.agent.demo_mode:
+        left_demo = self.agent.demo_mode
+        if left_demo:
             await self.backend.stop_demo()
             self.agent.demo_mode = False
             self.window.set_demo_mode(False)
         if has_key and self.backend.has_key():
+            if left_demo:
+                self.window.banners.show_banner(
+                    "demo-ended",
+                    "info",
+                    "The offline demo has ended: Sammy now talks to Gemini with your key. "
+                    "The demo is still in Settings > Account.",
+                )
             self.window.show_conversation()
             await self.agent.start()
+
+    async def _check_pasted_key(self, key: str) -> KeyCheck:
+        """Ask the service (never the demo's simulator) whether a pasted key works."""
+        from sammy_desktop.core.key_check import KeyCheck, KeyVerdict, check_key
+
+        if not await asyncio.shield(self._live_sdk()):
+            return KeyCheck(
+                KeyVerdict.SERVICE_ERROR,
+                "Sammy cannot check the key: its Live API library did not load (see the "
+                "banner). You can save it anyway.",
+            )
+        return await check_key(key, self.backend.client_for_key)
+
+    def _on_try_demo(self) -> None:
+        self.tasks.run(self.start_demo(), name="start-demo")
 
     def _show_welcome(self) -> None:
         from sammy_desktop import ui
@@ -358,15 +386,13 @@ class DesktopApp:
         def on_key_saved() -> None:
             self._on_key_changed(True)
 
-        def on_try_demo() -> None:
-            self.tasks.run(self.start_demo(), name="start-demo")
-
         panel = ui.WelcomePanel(
             self._context.secrets,
             self.theme,
             self.tasks,
             on_key_saved=on_key_saved,
-            on_try_demo=on_try_demo,
+            on_try_demo=self._on_try_demo,
+            check_key=self._check_pasted_key,
         )
         self.window.set_welcome(panel)
 

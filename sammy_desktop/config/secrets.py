@@ -37,6 +37,7 @@ __all__ = [
     "SecretStore",
     "SecretStoreError",
     "child_environment",
+    "key_problem",
 ]
 
 _log = logging.getLogger(__name__)
@@ -57,6 +58,19 @@ def child_environment(environ: Mapping[str, str] | None = None) -> dict[str, str
     """
     source = os.environ if environ is None else environ
     return {name: value for name, value in source.items() if name not in CHILD_HIDDEN_VARIABLES}
+
+
+def key_problem(value: str) -> str:
+    """What is wrong with a pasted key before anyone is asked about it ("" if nothing).
+
+    Args:
+        value: the key, stripped of surrounding whitespace.
+    """
+    if not value:
+        return "The API key is empty."
+    if any(ch.isspace() or not ch.isprintable() for ch in value):
+        return "The API key has spaces or invisible characters in it; paste it again."
+    return ""
 
 
 class SecretStoreError(RuntimeError):
@@ -209,12 +223,9 @@ class SecretStore:
             SecretStoreError: the keyring refused (locked, denied).
         """
         value = value.strip()
-        if not value:
-            raise ValueError("The API key is empty.")
-        if any(ch.isspace() or not ch.isprintable() for ch in value):
-            raise ValueError(
-                "The API key has spaces or invisible characters in it; paste it again."
-            )
+        problem = key_problem(value)
+        if problem:
+            raise ValueError(problem)
         self._require_backend()
         if self._on_key_saved is not None:
             # Before the keyring call: a failure logged from here on must not show it.

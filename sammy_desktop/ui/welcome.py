@@ -1,8 +1,10 @@
 """The first-run panel: paste a key, or try the offline demo.
 
 Shown in the main window instead of the transcript when no key is available. Saving a
-key writes it to the keyring (off the Qt thread, as Settings > Account does: see
-:mod:`sammy_desktop.ui.api_key`) and calls ``on_key_saved``; "Try the offline demo" calls
+key first asks the service whether it works, then writes it to the keyring (off the Qt
+thread, as Settings > Account does: see :mod:`sammy_desktop.ui.api_key`) and calls
+``on_key_saved``; a key that does not work is not saved, and the line under the field says
+why (with "Save anyway" when Google could not be reached). "Try the offline demo" calls
 ``on_try_demo``, which the app wires to the embedded simulator.
 """
 
@@ -14,7 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from sammy_desktop.config.secrets import SecretStore
-from sammy_desktop.ui.api_key import KeyEntry, save_pasted_key
+from sammy_desktop.ui.api_key import KeyChecker, KeyEntry, save_pasted_key
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.theme import ThemeController
 
@@ -30,6 +32,8 @@ class WelcomePanel(QWidget):
         tasks: runs the keyring call in a worker thread.
         on_key_saved: called once a key is in the keyring (the app connects).
         on_try_demo: called by "Try the offline demo" (the app starts the simulator).
+        check_key: asks the service whether a pasted key works before it is saved; None
+            saves without asking.
         parent: the Qt parent.
     """
 
@@ -41,10 +45,12 @@ class WelcomePanel(QWidget):
         *,
         on_key_saved: Callable[[], None],
         on_try_demo: Callable[[], None],
+        check_key: KeyChecker | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._secrets = secrets
+        self._check_key = check_key
         self._tasks = tasks
         self._on_key_saved = on_key_saved
         self._on_try_demo = on_try_demo
@@ -87,6 +93,12 @@ class WelcomePanel(QWidget):
         self.error_label.setWordWrap(True)
         self.error_label.hide()
         layout.addWidget(self.error_label)
+        self.save_anyway_button = QPushButton("Save anyway", self)
+        self.save_anyway_button.setAccessibleDescription(
+            "Save the key without checking it with Google"
+        )
+        self.save_anyway_button.hide()
+        layout.addWidget(self.save_anyway_button)
 
         self.demo_button = QPushButton("Try the offline demo", self)
         self.demo_button.setAccessibleDescription(
@@ -105,13 +117,24 @@ class WelcomePanel(QWidget):
         layout.addWidget(note)
         layout.addStretch(2)
 
-        self._key_entry = KeyEntry(self.key_input, self.save_button, self.error_label)
+        self._key_entry = KeyEntry(
+            self.key_input, self.save_button, self.error_label, self.save_anyway_button
+        )
         self.save_button.clicked.connect(self.on_save)
         self.key_input.returnPressed.connect(self.on_save)
+        self.key_input.textEdited.connect(lambda _text: self._key_entry.hide_error())
+        self.save_anyway_button.clicked.connect(self.on_save_anyway)
         self.demo_button.clicked.connect(self._on_try_demo)
 
     def on_save(self) -> None:
-        """Save the pasted key (in a worker thread) and then connect."""
+        """Check the pasted key with the service, save it (in a worker thread), connect."""
+        self._save(unchecked=False)
+
+    def on_save_anyway(self) -> None:
+        """Save the pasted key without checking it (Google could not be reached)."""
+        self._save(unchecked=True)
+
+    def _save(self, *, unchecked: bool) -> None:
         save_pasted_key(
             self._key_entry,
             self._secrets,
@@ -119,6 +142,8 @@ class WelcomePanel(QWidget):
             if_empty="Paste a key first, or try the offline demo.",
             task_name="ui-welcome-save-key",
             then=self._after_key_saved,
+            check=self._check_key,
+            unchecked=unchecked,
         )
 
     async def _after_key_saved(self) -> None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from keyring.backends import fail
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.config.secrets import SecretStore
+from sammy_desktop.core.key_check import KeyCheck, KeyVerdict
 from sammy_desktop.ui.api_key import KeyEntry, save_pasted_key
 from sammy_desktop.ui.controls import UiTasks
 
@@ -44,7 +46,30 @@ def test_an_empty_field_is_refused_before_any_keyring_call(entry: KeyEntry, task
     assert saved == []
 
 
-def test_a_refused_key_is_said_kept_and_the_button_comes_back(
+def test_a_key_with_spaces_is_refused_before_anyone_is_asked(
+    entry: KeyEntry, tasks: UiTasks
+) -> None:
+    asked: list[str] = []
+
+    async def then() -> None:
+        raise AssertionError("nothing was saved")
+
+    async def check(key: str) -> KeyCheck:
+        asked.append(key)
+        return KeyCheck(KeyVerdict.WORKS)
+
+    entry.field.setText("two words")
+    save_pasted_key(
+        entry, SecretStore(environ={}), tasks, if_empty="", task_name="t", then=then, check=check
+    )
+    assert "spaces or invisible characters" in entry.error_label.text()
+    assert entry.field.text() == "two words"
+    assert entry.save_button.isEnabled()
+    assert tasks.pending == 0
+    assert asked == []
+
+
+def test_a_keyring_that_refuses_is_said_and_the_button_comes_back(
     qloop: asyncio.Runner, entry: KeyEntry, tasks: UiTasks
 ) -> None:
     saved: list[bool] = []
@@ -53,14 +78,14 @@ def test_a_refused_key_is_said_kept_and_the_button_comes_back(
         saved.append(True)
 
     async def scenario() -> None:
-        entry.field.setText("two words")
-        save_pasted_key(
-            entry, SecretStore(environ={}), tasks, if_empty="", task_name="t", then=then
-        )
+        entry.field.setText("AIzaSyGoodTestKey-0123456789")
+        # No keyring backend at all: the save is refused with how to fix it.
+        store = SecretStore(backend=fail.Keyring(), environ={})  # type: ignore[no-untyped-call]
+        save_pasted_key(entry, store, tasks, if_empty="", task_name="t", then=then)
         assert not entry.save_button.isEnabled()  # while the keyring is asked
         await tasks.join()
-        assert "spaces or invisible characters" in entry.error_label.text()
-        assert entry.field.text() == "two words"
+        assert "No password store (keyring) is available" in entry.error_label.text()
+        assert entry.field.text() == "AIzaSyGoodTestKey-0123456789"
         assert entry.save_button.isEnabled()
         assert saved == []
 

@@ -233,7 +233,11 @@ def test_api_key_is_saved_to_the_keyring_and_never_displayed(
         for widget in QApplication.allWidgets():
             if isinstance(widget, QLabel | QLineEdit):
                 assert key not in widget.text()
-        account.remove_key_button.click()
+        account.remove_key_button.click()  # asks first (tests/ui/test_api_key_check.py)
+        question = account.remove_confirmation
+        assert question is not None
+        (remove,) = [b for b in question.buttons() if b.text() == "Remove key"]
+        remove.click()
         await tasks.join()
         assert changes == [True, False]
         assert secrets.get_stored_key() is None

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from sammy_desktop.config import AppPaths
     from sammy_desktop.config.secrets import SecretStore
     from sammy_desktop.core.ports import ClientFactory
+    from sammy_desktop.ui.api_key import KeyChecker
     from sammy_desktop.ui.bridge import EventBridge
     from sammy_desktop.ui.confirmation import QtConfirmationPort
     from sammy_desktop.ui.controls import AgentControls, UiTasks
@@ -71,6 +72,9 @@ class SettingsWindow(QWidget):
         on_test_tone: plays the test tone through the chosen speaker.
         on_key_changed: called after the key was saved or removed (reconnect, hide the
             welcome panel...).
+        check_key: asks the service whether a pasted key works before Account saves it.
+        on_try_demo: starts the offline demo (Account's "Try the offline demo").
+        on_leave_demo: leaves the demo for the saved key (the same button, in the demo).
         about: what the About page shows (and the notes folder for the Tools page).
         paths: the app's folders; Privacy offers to delete the history in them.
         open_folder: shows a folder in the file manager;
@@ -103,6 +107,9 @@ class SettingsWindow(QWidget):
         bridge: EventBridge | None = None,
         on_test_tone: Callable[[], None] | None = None,
         on_key_changed: Callable[[bool], None] | None = None,
+        check_key: KeyChecker | None = None,
+        on_try_demo: Callable[[], None] | None = None,
+        on_leave_demo: Callable[[], None] | None = None,
         about: AboutInfo | None = None,
         paths: AppPaths | None = None,
         open_folder: Callable[[Path], bool] = open_folder_on_desktop,
@@ -121,7 +128,10 @@ class SettingsWindow(QWidget):
         self.resize(760, 560)
         self.setMinimumSize(600, 420)
 
-        self.account_page = AccountPage(settings_state, secrets, tasks)
+        self._on_leave_demo = on_leave_demo
+        self.account_page = AccountPage(
+            settings_state, secrets, tasks, check_key=check_key, on_try_demo=on_try_demo
+        )
         self.voice_page = VoicePage(settings_state, tasks, client_factory=client_factory)
         self.talking_page = TalkingPage(settings_state)
         self.devices_page = DevicesPage(
@@ -169,6 +179,7 @@ class SettingsWindow(QWidget):
         self._theme.palette_changed.connect(self.on_palette_changed)
         self.section_list.currentRowChanged.connect(self.pages.setCurrentIndex)
         self.account_page.key_changed.connect(self.on_key_changed)
+        self.account_page.leave_demo_requested.connect(self.on_leave_demo_requested)
         if self._bridge is not None:
             self._bridge.input_level.connect(self.devices_page.mic_meter.set_dbfs)
             self._bridge.output_level.connect(self.devices_page.speaker_meter.set_dbfs)
@@ -240,6 +251,11 @@ class SettingsWindow(QWidget):
         self.voice_page.on_key_changed(saved)
         if self._on_key_changed is not None:
             self._on_key_changed(saved)
+
+    def on_leave_demo_requested(self) -> None:
+        """Account's button asked to leave the offline demo for the saved key."""
+        if self._on_leave_demo is not None:
+            self._on_leave_demo()
 
     def on_palette_changed(self, palette: Palette) -> None:
         """The section icons, and the devices page's buttons, in the theme's colours."""
