@@ -4,8 +4,8 @@ A Live connection is closed by the service every ten minutes or so, and the supe
 reconnects before that (USERS.md 2): left alone all day, an idle app reconnects all day.
 :class:`IdleRest` ends that: in push-to-talk, after ``idle_rest_minutes`` of quiet (Ready,
 nobody talking, nothing pending; 0 never rests; hands-free streams the open microphone to
-the service's voice detection, so it never rests) it asks the supervisor to close the connection quietly,
-keeping the resumption handle. The session goes on in the state Resting. Whatever needs the
+the service's voice detection, so it never rests) it asks the supervisor to close the
+connection quietly, keeping the resumption handle. The session goes on in the state Resting. Whatever needs the
 model next (a talk press, a typed message, a timer's notice, a remote trigger) is queued in
 the outbox as always; the first of it wakes the connection, which resumes with the handle,
 and what was queued meanwhile (the person's first words, captured while it connects) goes
