@@ -293,17 +293,22 @@ class Notices(QObject):
         """A timer runs: a quiet banner says what for and when it ends."""
         timer = event.timer
         ends = timer.ends_at.astimezone().strftime("%H:%M")
+        # A timer without a label is just a timer: no empty quotes ("Timer “” set for…").
+        name = f"Timer “{timer.label}”" if timer.label.strip() else "Timer"
         self._banners.show_banner(
             f"timer-{timer.id}",
             "info",
-            f"Timer “{timer.label}” set for {human_duration(timer.duration_s)}; it ends at {ends}.",
+            f"{name} set for {human_duration(timer.duration_s)}; it ends at {ends}.",
         )
 
     def on_timer_fired(self, event: TimerFired) -> None:
         """A timer ended."""
-        self._banners.show_banner(
-            f"timer-{event.timer.id}", "success", f"Timer done: “{event.timer.label}”."
-        )
+        timer = event.timer
+        if timer.label.strip():
+            text = f"Timer done: “{timer.label}”."
+        else:
+            text = f"Timer done (set for {human_duration(timer.duration_s)})."
+        self._banners.show_banner(f"timer-{timer.id}", "success", text)
 
     def on_timer_cancelled(self, event: TimerCancelled) -> None:
         """A timer was cancelled: its banner goes."""

@@ -186,6 +186,19 @@ def test_a_timer_has_a_banner_from_start_to_end_or_cancel(shown: Window) -> None
     assert not shown.has_banner("timer-1")
 
 
+def test_a_timer_without_a_label_is_just_a_timer(shown: Window) -> None:
+    """The tour: "Timer “” set for 2 minutes" for "set a timer for two minutes"."""
+    start = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+    timer = TimerInfo("2", "", 120.0, start, start + timedelta(minutes=2), TimerStatus.RUNNING)
+    shown.notices.on_timer_started(TimerStarted(timer))
+    text = shown.banner("timer-2").text
+    assert text.startswith("Timer set for 2 minutes; it ends at "), text
+    assert "“" not in text
+    done = TimerInfo("2", " ", 120.0, start, start + timedelta(minutes=2), TimerStatus.FINISHED)
+    shown.notices.on_timer_fired(TimerFired(done))
+    assert shown.banner("timer-2").text == "Timer done (set for 2 minutes)."
+
+
 def test_a_device_problem_offers_the_devices_page_until_it_recovers(
     qtbot: QtBot, shown: Window
 ) -> None:
