@@ -35,7 +35,14 @@ from sammy_desktop.ui.painted import Spinner
 from sammy_desktop.ui.theme import Palette, ThemeController
 from sammy_desktop.ui.wrapping import ElidedLabel, WrappingLabel
 
-__all__ = ["CodeCard", "ToolCard", "format_duration", "key_argument", "summarize_result"]
+__all__ = [
+    "CodeCard",
+    "ToolCard",
+    "format_duration",
+    "key_argument",
+    "restyle_card",
+    "summarize_result",
+]
 
 _MAX_ARGUMENT_CHARS: Final = 40
 _MAX_RESULT_CHARS: Final = 600
@@ -74,6 +81,25 @@ def summarize_result(result: ToolResult[Any]) -> str:
     Never the value itself: its field names and JSON are for the model.
     """
     return _cut(default_summary(result))
+
+
+def restyle_card(card: QFrame) -> None:
+    """Restyle a card and everything on it after its ``status`` property changed.
+
+    A dynamic property only restyles the widget that is polished again, and the
+    stylesheet's rules that read the card's status from a label on it
+    (``QFrame#toolCard[status="failed"] QLabel#toolResult``) belong to the label: without
+    polishing the labels too, a failed card's reason stayed in the normal colour until the
+    theme changed and every widget was polished anew.
+    """
+    style = card.style()
+    style.unpolish(card)
+    style.polish(card)
+    for child in card.findChildren(QWidget):
+        child_style = child.style()
+        child_style.unpolish(child)
+        child_style.polish(child)
+    card.update()
 
 
 def _plain_label(text: str, parent: QWidget, name: str) -> WrappingLabel:
@@ -247,9 +273,7 @@ class ToolCard(QFrame):
     def _set_status(self, status: str) -> None:
         self._status = status
         self.setProperty("status", status)
-        # A dynamic property only restyles after an explicit re-polish.
-        self.style().unpolish(self)
-        self.style().polish(self)
+        restyle_card(self)
         self._refresh_accessible()
 
     def _refresh_details(self) -> None:
@@ -414,9 +438,7 @@ class CodeCard(QFrame):
         self.spinner.stop()
         self._status = status
         self.setProperty("status", status)
-        # A dynamic property only restyles after an explicit re-polish.
-        self.style().unpolish(self)
-        self.style().polish(self)
+        restyle_card(self)
         self._refresh_accessible()
 
     def _refresh_accessible(self) -> None:

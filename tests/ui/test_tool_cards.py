@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from pydantic import BaseModel
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.eventbus import EventBus
@@ -114,6 +117,57 @@ def test_a_failed_card_says_why_with_a_red_edge(
     assert card.property("status") == "failed"
     assert card.result_label.text() == "You did not allow it."
     assert card.duration_label.text() == "1.5 s"
+
+
+def _ink(label: QWidget) -> set[str]:
+    """The colours of the text drawn on ``label``: its darkest and most saturated pixels."""
+    image = label.grab().toImage()
+    background = image.pixelColor(1, 1)
+    colours = set()
+    for x in range(image.width()):
+        for y in range(image.height()):
+            colour = image.pixelColor(x, y)
+            if abs(colour.lightness() - background.lightness()) > 60:
+                colours.add(colour.name())
+    return colours
+
+
+def _reddish(colours: set[str]) -> bool:
+    return any(
+        QColor(c).red() > QColor(c).green() + 60 and QColor(c).red() > QColor(c).blue() + 60
+        for c in colours
+    )
+
+
+@pytest.mark.parametrize("kind", [ToolErrorKind.DENIED, ToolErrorKind.TIMEOUT])
+def test_a_failed_cards_reason_is_red_at_once_in_the_light_theme(
+    qtbot: QtBot, theme: ThemeController, bridge: EventBridge, bus: EventBus, kind: ToolErrorKind
+) -> None:
+    """The tour: the reason stayed in the normal colour until the theme changed."""
+    assert theme.palette.name == "light"
+    view = _view(qtbot, theme, bridge)
+    bus.emit(ToolCallStarted(call_id="c9", name="readClipboard", arguments={}))
+    card = view.tool_card("c9")
+    assert card is not None
+    card.show_waiting_for_approval()  # the result line is shown, and polished, while waiting
+    qtbot.waitUntil(card.result_label.isVisible)
+    assert not _reddish(_ink(card.result_label)), "waiting is not a failure"
+    failure = ToolResult.failure("The person denied the call.", error_kind=kind)
+    bus.emit(
+        ToolCallFailed(
+            call_id="c9",
+            name="readClipboard",
+            kind=kind,
+            problems=failure.problems,
+            duration_s=1.2,
+            result=failure,
+            model_output=failure.to_model_payload(),
+        )
+    )
+    assert card.status == "failed"
+    red = QColor(theme.palette.red)
+    assert card.result_label.palette().color(QPalette.ColorRole.WindowText) == red
+    assert _reddish(_ink(card.result_label)), "the reason is drawn in red"
 
 
 def test_cancelled_card(
