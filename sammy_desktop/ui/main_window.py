@@ -70,7 +70,7 @@ from sammy_desktop.ui.state_pill import StatePill
 from sammy_desktop.ui.status_line import MicMark, StatusLine
 from sammy_desktop.ui.talk_button import TalkButton
 from sammy_desktop.ui.talk_input import TalkInput
-from sammy_desktop.ui.talk_keys import TalkKeys
+from sammy_desktop.ui.talk_keys import TalkKeys, types_space
 from sammy_desktop.ui.theme import Palette, ThemeController
 from sammy_desktop.ui.transcript import TranscriptView
 from sammy_desktop.ui.window_geometry import WindowGeometry
@@ -172,6 +172,7 @@ class MainWindow(QMainWindow):
             tasks=self._tasks,
             controls=controls,
             play_sound=play_sound,
+            invitation=self.transcript.set_invitation,
             parent=self,
         )
         """What talk presses mean, and what the talk button, its hint and the pill say."""
@@ -353,6 +354,9 @@ class MainWindow(QMainWindow):
         if self._confirmations is not None:
             self._confirmations.attach(self.confirmation_sheet)
         self._theme.palette_changed.connect(self.on_palette_changed)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self.on_focus_changed)
 
         quit_shortcut = QShortcut(QKeySequence("Ctrl+Q"), self)
         quit_shortcut.activated.connect(self._on_quit)
@@ -573,6 +577,14 @@ class MainWindow(QMainWindow):
     def on_settings_clicked(self) -> None:
         """The settings button or Ctrl+,: the settings, where they were left."""
         self.settings_requested.emit("")
+
+    def on_focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
+        """In the text box Space types: the talk hint says what the keys do there.
+
+        Focus in another window (Settings) leaves this window's focus where it was.
+        """
+        if new is not None and new.window() is self:
+            self.talk_input.set_typing(types_space(new))
 
     def on_microphone_in_use(self, event: MicrophoneInUse) -> None:
         """The microphone closed: its meter falls to the floor at once."""

@@ -78,6 +78,8 @@ class TalkInput(QObject):
         tasks: runs the agent's coroutines (connecting, switching the talk mode).
         controls: the agent; without it talking is unavailable and the button is disabled.
         play_sound: plays a short sound by name (``listen_start``, ``listen_stop``).
+        invitation: shows what the empty transcript invites the person to do ("" for
+            nothing); the transcript's ``set_invitation``.
         parent: the Qt parent.
     """
 
@@ -91,12 +93,16 @@ class TalkInput(QObject):
         tasks: UiTasks,
         controls: AgentControls | None = None,
         play_sound: Callable[[str], None] | None = None,
+        invitation: Callable[[str], None] | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._button = button
         self._hint = hint
         self._pill = pill
+        self._invitation = invitation
+        # The text box has the focus: Space types there instead of talking.
+        self._typing = False
         self._reason = ""
         # False once the microphone failed, until it is heard or works again.
         self._mic_works = True
@@ -238,6 +244,12 @@ class TalkInput(QObject):
             self._mic_works = True
             self._show()
 
+    def set_typing(self, typing: bool) -> None:
+        """Whether the focus is in the text box, where Space types instead of talking."""
+        if typing != self._typing:
+            self._typing = typing
+            self._show()
+
     def on_input_level(self, dbfs: float) -> None:
         """The microphone's level: the button's ring follows it while listening."""
         if self._button.look is TalkLook.LISTENING:
@@ -355,6 +367,7 @@ class TalkInput(QObject):
             mic_works=self._mic_works,
             paused=self._mic_paused,
             available=self._controls is not None,
+            typing=self._typing,
         )
 
     def _press_mode(self) -> PressMode:
@@ -383,3 +396,5 @@ class TalkInput(QObject):
         self._button.setAccessibleDescription(view.description)
         if self._pill is not None:
             self._pill.show_word(self._state, view.pill, view.tone, self._reason)
+        if self._invitation is not None:
+            self._invitation(view.invitation)

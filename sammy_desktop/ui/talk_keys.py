@@ -33,15 +33,23 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QTextEdit,
+    QWidget,
 )
 
 from sammy_desktop.ui.key_state import KeyState
 
-__all__ = ["TalkKeys"]
+__all__ = ["TalkKeys", "types_space"]
 
 _SPACE: Final = "space"
 _HOTKEY: Final = "hotkey"
 _TEXT_INPUTS: Final = (QLineEdit, QTextEdit, QPlainTextEdit, QAbstractSpinBox)
+
+
+def types_space(widget: QWidget | None) -> bool:
+    """Whether Space pressed in ``widget`` types a space (a text field), instead of talking."""
+    if isinstance(widget, _TEXT_INPUTS):
+        return True
+    return isinstance(widget, QComboBox) and widget.isEditable()
 
 
 class TalkKeys(QObject):
@@ -146,7 +154,4 @@ class TalkKeys(QObject):
     def _space_is_ours(self) -> bool:
         if self._question_open():
             return False  # the sheet keeps Space from its buttons
-        focus = QApplication.focusWidget()
-        if isinstance(focus, _TEXT_INPUTS):
-            return False
-        return not (isinstance(focus, QComboBox) and focus.isEditable())
+        return not types_space(QApplication.focusWidget())

@@ -8,6 +8,12 @@ how presses work, the person's press, whether the microphone works) into a
 :class:`TalkView`: the button's look, the hint, the pill's word and colour. The widgets
 only show it (:class:`~sammy_desktop.ui.talk_input.TalkInput` asks, after every change).
 
+While the person types (the text box has the focus) Space types a space: the hints that
+would offer Space offer the button instead, and Ready says that Enter sends. The empty
+transcript's invitation (:attr:`TalkView.invitation`) is decided here too, so it never offers
+talking when no conversation can start (a refused key, no agent) nor the microphone when it
+does not work.
+
 The rules, in order:
 
 1. no agent to talk to: the control is unavailable;
@@ -25,10 +31,11 @@ Pure: no Qt, no clock; each state and mode is tested on its own (tests/ui/test_t
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from sammy_desktop.core.events import AgentState
+from sammy_desktop.ui.controls import can_talk
 
 __all__ = [
     "STATE_TONES",
@@ -38,6 +45,7 @@ __all__ = [
     "TalkLook",
     "TalkSituation",
     "TalkView",
+    "invitation",
     "talk_view",
 ]
 
@@ -123,6 +131,7 @@ class TalkSituation:
             it is heard again (or comes back, or another one is chosen).
         paused: hands-free only: the person paused the microphone.
         available: whether there is an agent to talk to at all.
+        typing: the text box has the focus, where Space types a space instead of talking.
     """
 
     state: AgentState
@@ -131,6 +140,7 @@ class TalkSituation:
     mic_works: bool = True
     paused: bool = False
     available: bool = True
+    typing: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,12 +152,15 @@ class TalkView:
         hint: the line under the button (also its tooltip).
         pill: the state pill's word.
         tone: the pill dot's colour by meaning (see :data:`STATE_TONES`).
+        invitation: what the empty transcript invites the person to do ("" for nothing:
+            no conversation can start, the banner says why).
     """
 
     look: TalkLook
     hint: str
     pill: str
     tone: str
+    invitation: str = ""
 
     @property
     def description(self) -> str:
@@ -162,12 +175,60 @@ _ASK: Final = {
 }
 """What the person does to start, at the start of a sentence and after a dot."""
 
+_ASK_TYPING: Final = {
+    PressMode.HOLD: ("Hold the button", "hold the button"),
+    PressMode.TOGGLE: ("Click the button", "click the button"),
+    PressMode.HANDS_FREE: ("Click", "click"),
+}
+"""The same while the person types, where Space types a space."""
+
+_INVITE: Final = {
+    PressMode.HOLD: "Hold the button or the Space bar",
+    PressMode.TOGGLE: "Click the button or press Space",
+}
+"""How the empty transcript says to talk (push-to-talk)."""
+
+_INVITE_TYPING: Final = {
+    PressMode.HOLD: "Hold the button",
+    PressMode.TOGGLE: "Click the button",
+}
+"""The same while the person types."""
+
+TYPE_BELOW: Final = "Or type a message below."
+
 
 def talk_view(situation: TalkSituation) -> TalkView:
     """What to show for ``situation`` (see the module's rules)."""
+    return replace(_talk_view(situation), invitation=invitation(situation))
+
+
+def invitation(situation: TalkSituation) -> str:
+    """What the empty transcript says: how to begin, only where that can work.
+
+    Nothing when no conversation can start (no agent, a stopped one: the banner says why
+    and the hint how to try again); only typing when the microphone does not work, and
+    typing only where the text would be taken (connected, reconnecting, resting).
+    """
+    state, mode = situation.state, situation.mode
+    if not situation.available or state is AgentState.ERROR:
+        return ""
+    takes_text = can_talk(state)
+    if not situation.mic_works:
+        return "Type a message below." if takes_text else ""
+    if mode is PressMode.HANDS_FREE:
+        if not state.is_running:
+            return "Click the button to connect, then just talk."
+        how = "Click the button to listen" if situation.paused else "Just say something"
+    else:
+        how = (_INVITE_TYPING if situation.typing else _INVITE)[mode]
+        how += " and say something" if state.is_running else " to connect and say something"
+    return f"{how}.\n{TYPE_BELOW}" if takes_text else f"{how}."
+
+
+def _talk_view(situation: TalkSituation) -> TalkView:
     state, mode, press = situation.state, situation.mode, situation.press
     hands_free = mode is PressMode.HANDS_FREE
-    key, then_key = _ASK[mode]
+    key, then_key = (_ASK_TYPING if situation.typing else _ASK)[mode]
     word, tone = STATE_WORDS[state], STATE_TONES[state]
 
     def view(hint: str, look: TalkLook = TalkLook.IDLE) -> TalkView:
@@ -225,6 +286,8 @@ def talk_view(situation: TalkSituation) -> TalkView:
         return view(live, TalkLook.LISTENING)
     if state is AgentState.DISCONNECTED:
         return view(f"{key} to connect and talk")
+    if situation.typing:  # Space types here: the button talks, Enter sends
+        return view(f"Enter sends · {then_key} to talk")
     if mode is PressMode.TOGGLE:
         return view("Press Space or click to talk")
     return view("Hold Space to talk")

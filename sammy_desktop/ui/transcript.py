@@ -418,6 +418,18 @@ class TranscriptView(QScrollArea):
         self._append(note)
         return note
 
+    def set_invitation(self, text: str) -> None:
+        """What the empty transcript invites the person to do; "" shows nothing.
+
+        Decided with the talk control (:mod:`sammy_desktop.ui.talk_view`), so it never
+        offers talking when no conversation can start. Once the conversation has its first
+        line the invitation is gone for good.
+        """
+        if self.empty_hint.parent() is None:
+            return
+        self.empty_hint.setText(text)
+        self.empty_hint.setVisible(bool(text))
+
     def scroll_to_end(self) -> None:
         """Jump to the newest line and follow again."""
         self._follow = True

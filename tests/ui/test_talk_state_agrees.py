@@ -47,9 +47,9 @@ NO_HEIGHT_LIMIT = 16_777_215
 """A banner's maximum height once it has slid in (Qt's QWIDGETSIZE_MAX)."""
 
 EVERY_SITUATION = [
-    TalkSituation(state, mode, press, mic_works, paused)
-    for state, mode, press, mic_works, paused in itertools.product(
-        AgentState, PressMode, Press, (True, False), (False, True)
+    TalkSituation(state, mode, press, mic_works, paused, typing=typing)
+    for state, mode, press, mic_works, paused, typing in itertools.product(
+        AgentState, PressMode, Press, (True, False), (False, True), (False, True)
     )
 ]
 
@@ -264,3 +264,55 @@ def test_every_hint_fits_the_narrowest_window(
         assert clipped_text(window.bottom_panel) == [], hint
     window.talk_hint.setText(hints[0])
     _save(qtbot, window, test_output_dir / "talk-state-longest-hint-at-360.png")
+
+
+def test_in_the_text_box_the_hint_says_what_the_keys_do_there(
+    qtbot: QtBot, make_window: MakeWindow, agent: FakeAgent, test_output_dir: Path
+) -> None:
+    """The tour: "Hold Space to talk" while the text box had the focus, where Space types."""
+    window = _window(qtbot, make_window)
+    agent.move_to(AgentState.READY)
+    assert window.talk_hint.text() == "Hold Space to talk"
+    QTest.mouseClick(window.message_input, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(window.message_input.hasFocus)
+    assert window.talk_hint.text() == "Enter sends · hold the button to talk"
+    assert window.transcript.empty_hint.text().startswith("Hold the button and say")
+    _save(qtbot, window, test_output_dir / "talk-state-typing.png")
+    # Space types there, and no turn starts.
+    QTest.keyClick(window.message_input, Qt.Key.Key_Space)
+    assert agent.names() == []
+    # Tab leaves the text box (to the send button): Space talks again, and says so.
+    QTest.keyClick(window.message_input, Qt.Key.Key_Tab)
+    qtbot.waitUntil(lambda: not window.message_input.hasFocus())
+    assert window.talk_hint.text() == "Hold Space to talk"
+    agent.move_to(AgentState.ERROR, "test")
+    window.message_input.setFocus(Qt.FocusReason.MouseFocusReason)
+    qtbot.waitUntil(window.message_input.hasFocus)
+    assert window.talk_hint.text() == "Not connected · hold the button to try again"
+
+
+def test_the_empty_transcript_invites_only_when_a_conversation_can_start(
+    qtbot: QtBot, make_window: MakeWindow, agent: FakeAgent, bus: EventBus, test_output_dir: Path
+) -> None:
+    """The tour: "Hold the button or the Space bar…" under a refused key's error."""
+    window = _window(qtbot, make_window)
+    hint = window.transcript.empty_hint
+    agent.move_to(AgentState.READY)
+    assert hint.isVisible()
+    assert hint.text() == (
+        "Hold the button or the Space bar and say something.\nOr type a message below."
+    )
+    agent.move_to(AgentState.ERROR, "API key not valid")
+    bus.emit(ErrorRaised(ErrorKind.AUTH, "The service did not accept the API key.", ""))
+    assert not hint.isVisible(), "no conversation can start: nothing to invite to"
+    banner = window.banners.banner("error")
+    assert banner is not None
+    qtbot.waitUntil(lambda: banner.maximumHeight() == NO_HEIGHT_LIMIT)  # slid in
+    _save(qtbot, window, test_output_dir / "talk-state-error-empty-transcript.png")
+    agent.move_to(AgentState.CONNECTING, "trying again")
+    agent.move_to(AgentState.READY, "connected")
+    assert hint.isVisible()
+    # No microphone: typing only.
+    bus.emit(StreamError("input", "the device was unplugged"))
+    assert hint.text() == "Type a message below."
+    assert hint.isVisible()

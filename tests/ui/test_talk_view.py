@@ -86,10 +86,35 @@ TABLE: dict[AgentState, dict[PressMode, tuple[TalkLook, str, str]]] = {
     },
 }
 
+# The hints that change while the person types in the text box (Space types there);
+# every other state and mode says what TABLE says.
+TYPING: dict[AgentState, dict[PressMode, str]] = {
+    S.DISCONNECTED: {
+        HOLD: "Hold the button to connect and talk",
+        TOGGLE: "Click the button to connect and talk",
+    },
+    S.READY: {
+        HOLD: "Enter sends · hold the button to talk",
+        TOGGLE: "Enter sends · click the button to talk",
+    },
+    S.RESTING: {
+        HOLD: "Enter sends · hold the button to talk",
+        TOGGLE: "Enter sends · click the button to talk",
+    },
+    S.ERROR: {
+        HOLD: "Not connected · hold the button to try again",
+        TOGGLE: "Not connected · click the button to try again",
+    },
+    S.ENDED: {
+        HOLD: "Hold the button to start a new conversation",
+        TOGGLE: "Click the button to start a new conversation",
+    },
+}
+
 ALL = [
-    TalkSituation(state, mode, press, mic_works, paused, available)
-    for state, mode, press, mic_works, paused, available in itertools.product(
-        AgentState, PressMode, Press, (True, False), (False, True), (True, False)
+    TalkSituation(state, mode, press, mic_works, paused, available, typing)
+    for state, mode, press, mic_works, paused, available, typing in itertools.product(
+        AgentState, PressMode, Press, (True, False), (False, True), (True, False), (False, True)
     )
     if not (paused and mode is not HANDS_FREE)  # only hands-free pauses
     if not (press is not Press.NONE and mode is HANDS_FREE)  # hands-free has no presses
@@ -108,6 +133,77 @@ def test_the_table_covers_every_state() -> None:
 @pytest.mark.parametrize("mode", list(PressMode))
 def test_each_state_in_each_talk_mode(state: AgentState, mode: PressMode) -> None:
     assert _shown(talk_view(TalkSituation(state, mode))) == TABLE[state][mode]
+
+
+@pytest.mark.parametrize("state", list(AgentState))
+@pytest.mark.parametrize("mode", list(PressMode))
+def test_each_state_in_each_talk_mode_while_typing(state: AgentState, mode: PressMode) -> None:
+    """The tour: "Hold Space to talk" under the text box that had the focus, where Space types."""
+    look, hint, pill = TABLE[state][mode]
+    expected = (look, TYPING.get(state, {}).get(mode, hint), pill)
+    assert _shown(talk_view(TalkSituation(state, mode, typing=True))) == expected
+
+
+# What the empty transcript says, nothing pressed, the microphone working, in each state.
+READY_INVITATION = {
+    HOLD: "Hold the button or the Space bar and say something.\nOr type a message below.",
+    TOGGLE: "Click the button or press Space and say something.\nOr type a message below.",
+    HANDS_FREE: "Just say something.\nOr type a message below.",
+}
+INVITATIONS: dict[AgentState, dict[PressMode, str]] = {
+    S.DISCONNECTED: {
+        HOLD: "Hold the button or the Space bar to connect and say something.",
+        TOGGLE: "Click the button or press Space to connect and say something.",
+        HANDS_FREE: "Click the button to connect, then just talk.",
+    },
+    S.CONNECTING: {
+        HOLD: "Hold the button or the Space bar and say something.",
+        TOGGLE: "Click the button or press Space and say something.",
+        HANDS_FREE: "Just say something.",
+    },
+    S.READY: READY_INVITATION,
+    S.USER_SPEAKING: READY_INVITATION,
+    S.THINKING: READY_INVITATION,
+    S.ASSISTANT_SPEAKING: READY_INVITATION,
+    S.RECONNECTING: READY_INVITATION,
+    S.RESTING: READY_INVITATION,
+    # A refused key, a service that cannot be reached: nothing to invite to (the banner
+    # says what is wrong, the hint how to try again).
+    S.ERROR: {HOLD: "", TOGGLE: "", HANDS_FREE: ""},
+    S.ENDED: {
+        HOLD: "Hold the button or the Space bar to connect and say something.",
+        TOGGLE: "Click the button or press Space to connect and say something.",
+        HANDS_FREE: "Click the button to connect, then just talk.",
+    },
+}
+
+
+def test_the_invitations_cover_every_state() -> None:
+    assert set(INVITATIONS) == set(AgentState)
+
+
+@pytest.mark.parametrize("state", list(AgentState))
+@pytest.mark.parametrize("mode", list(PressMode))
+def test_the_empty_transcript_invites_only_to_what_can_work(
+    state: AgentState, mode: PressMode
+) -> None:
+    """The tour: "Hold the button or the Space bar…" under a refused key's error."""
+    assert talk_view(TalkSituation(state, mode)).invitation == INVITATIONS[state][mode]
+    # Without an agent nothing can start.
+    assert talk_view(TalkSituation(state, mode, available=False)).invitation == ""
+    # Without a microphone: typing, where the text is taken.
+    no_mic = talk_view(TalkSituation(state, mode, mic_works=False)).invitation
+    takes_text = state.is_connected or state in (S.RECONNECTING, S.RESTING)
+    assert no_mic == ("Type a message below." if takes_text and state is not S.ERROR else "")
+
+
+def test_the_invitation_follows_typing_and_a_paused_microphone() -> None:
+    typing = talk_view(TalkSituation(S.READY, HOLD, typing=True)).invitation
+    assert typing == "Hold the button and say something.\nOr type a message below."
+    toggle = talk_view(TalkSituation(S.READY, TOGGLE, typing=True)).invitation
+    assert toggle == "Click the button and say something.\nOr type a message below."
+    paused = talk_view(TalkSituation(S.READY, HANDS_FREE, paused=True)).invitation
+    assert paused == "Click the button to listen.\nOr type a message below."
 
 
 @pytest.mark.parametrize("state", list(AgentState))
@@ -195,6 +291,15 @@ def test_no_situation_contradicts_itself(situation: TalkSituation) -> None:
         assert "Listening" not in (view.hint, view.pill)
         # Never the invitation of a working conversation.
         assert view.hint not in ("Hold Space to talk", "Press Space or click to talk")
+    # Space types in the text box: never offered there, by the hint or the invitation.
+    if situation.typing:
+        assert "Space" not in view.hint
+        assert "Space" not in view.invitation
+    # No invitation to talk where no conversation can start, nor to a broken microphone.
+    if state is S.ERROR or not situation.available:
+        assert view.invitation == ""
+    if not situation.mic_works:
+        assert view.invitation in ("", "Type a message below.")
     # The pill is the state's word, or Listening or Paused while the person is heard.
     assert view.pill in (STATE_WORDS[state], "Listening", "Paused")
     assert view.description == f"{view.hint}. State: {view.pill}."
