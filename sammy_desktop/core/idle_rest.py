@@ -5,12 +5,12 @@ reconnects before that (USERS.md 2): left alone all day, an idle app reconnects 
 :class:`IdleRest` ends that: in push-to-talk, after ``idle_rest_minutes`` of quiet (Ready,
 nobody talking, nothing pending; 0 never rests; hands-free streams the open microphone to
 the service's voice detection, so it never rests) it asks the supervisor to close the
-connection quietly, keeping the resumption handle. The session goes on in the state Resting. Whatever needs the
-model next (a talk press, a typed message, a timer's notice, a remote trigger) is queued in
-the outbox as always; the first of it wakes the connection, which resumes with the handle,
-and what was queued meanwhile (the person's first words, captured while it connects) goes
-out after setupComplete, in order. If that reconnection fails, the supervisor says so as
-for any other (Reconnecting, then the error).
+connection quietly, keeping the resumption handle. The session goes on in the state
+Resting. Whatever needs the model next (a talk press, a typed message, a timer's notice, a
+remote trigger) is queued in the outbox as always; the first of it wakes the connection,
+which resumes with the handle, and what was queued meanwhile (the person's first words,
+captured while it connects) goes out after setupComplete, in order. If that reconnection
+fails, the supervisor says so as for any other (Reconnecting, then the error).
 
 The timer runs on an injected :class:`~sammy_desktop.scheduling.Scheduler`, so a test moves
 the fifteen minutes by hand.
