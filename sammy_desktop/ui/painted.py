@@ -14,6 +14,8 @@ from PySide6.QtCore import Property, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QAbstractButton, QSizePolicy, QWidget
 
+from sammy_desktop.ui.focus_frame import has_keyboard_focus, track_keyboard_focus
+
 __all__ = [
     "METER_FLOOR_DBFS",
     "METER_QUIET_MS",
@@ -256,6 +258,7 @@ class ToggleSwitch(QAbstractButton):
         self.setCheckable(True)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        track_keyboard_focus(self)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
 
     def sizeHint(self) -> QSize:
@@ -267,7 +270,7 @@ class ToggleSwitch(QAbstractButton):
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         track = QRectF(4, 5, 36, 18)
-        if self.hasFocus():
+        if has_keyboard_focus(self):
             pen = QPen(self._focus, 2)
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)

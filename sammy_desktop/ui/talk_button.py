@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QAbstractButton, QSizePolicy, QWidget
 
 from sammy_desktop.ui.assets import Assets
+from sammy_desktop.ui.focus_frame import has_keyboard_focus, track_keyboard_focus
 from sammy_desktop.ui.painted import _color_property, level_from_dbfs
 from sammy_desktop.ui.talk_view import TalkLook
 
@@ -50,6 +51,8 @@ class TalkButton(QAbstractButton):
         self._look = TalkLook.IDLE
         self._level = 0.0
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        # The focus ring only for focus that came by the keyboard (not a click, not start-up).
+        track_keyboard_focus(self)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.setAccessibleName("Talk")
@@ -104,7 +107,7 @@ class TalkButton(QAbstractButton):
         return bool((dx**2 + dy**2) ** 0.5 <= FACE_DIAMETER / 2 + 4)
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        """Draw the ring, the face, the icon and the focus ring."""
+        """Draw the ring, the face, the icon and (with keyboard focus) the focus ring."""
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         center = QPointF(self.width() / 2, self.height() / 2)
@@ -127,7 +130,7 @@ class TalkButton(QAbstractButton):
         painter.setBrush(face)
         painter.drawEllipse(center, radius, radius)
 
-        if self.hasFocus():
+        if has_keyboard_focus(self):
             painter.setPen(QPen(self._focus, 2))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawEllipse(center, radius + 3, radius + 3)

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Final
 
 from PySide6.QtCore import QSize, Qt, QUrl
-from PySide6.QtGui import QFocusEvent, QResizeEvent
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -46,6 +46,7 @@ from sammy_desktop.tools.events import (
     ToolCallProgress,
     ToolCallStarted,
 )
+from sammy_desktop.ui.focus_frame import track_keyboard_focus
 from sammy_desktop.ui.search_suggestions import SearchSuggestions
 from sammy_desktop.ui.theme import ThemeController
 from sammy_desktop.ui.tool_card import CodeCard, ToolCard
@@ -56,12 +57,6 @@ __all__ = ["Bubble", "MessageRow", "TranscriptView"]
 _BUBBLE_WIDTH_SHARE: Final = 0.8
 _FOLLOW_SLACK_PX: Final = 24
 _JUMP_MARGIN_PX: Final = 10
-_KEYBOARD_FOCUS: Final = (
-    Qt.FocusReason.TabFocusReason,
-    Qt.FocusReason.BacktabFocusReason,
-    Qt.FocusReason.ShortcutFocusReason,
-)
-"""Focus the person moved with the keyboard: only then does the view draw its focus frame."""
 
 
 class Bubble(WrappingLabel):
@@ -206,7 +201,8 @@ class TranscriptView(QScrollArea):
         self._layout.addWidget(self.empty_hint)
         self._layout.addStretch(1)
         self.setWidget(self._content)
-        self.setProperty("keyboardFocus", False)
+        # A focus frame only for focus that came by the keyboard (Tab), not by a click.
+        track_keyboard_focus(self)
 
         self.jump_button = QPushButton("Jump to latest", self)
         self.jump_button.setObjectName("jumpToLatest")
@@ -480,23 +476,6 @@ class TranscriptView(QScrollArea):
         super().resizeEvent(event)
         self._fit_bubbles()
         self._place_jump_button()
-
-    def focusInEvent(self, event: QFocusEvent) -> None:
-        """A focus frame only for focus that came by the keyboard (Tab), not by a click."""
-        super().focusInEvent(event)
-        self._set_keyboard_focus(event.reason() in _KEYBOARD_FOCUS)
-
-    def focusOutEvent(self, event: QFocusEvent) -> None:
-        """No focus, no frame."""
-        super().focusOutEvent(event)
-        self._set_keyboard_focus(False)
-
-    def _set_keyboard_focus(self, on: bool) -> None:
-        if self.property("keyboardFocus") != on:
-            self.setProperty("keyboardFocus", on)
-            self.style().unpolish(self)
-            self.style().polish(self)
-            self.update()
 
     def _on_range_changed(self, _minimum: int, maximum: int) -> None:
         if self._follow:

@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QListWidget, QListWidgetItem, QStackedWidget, QWidget
 
+from sammy_desktop.ui.focus_frame import track_keyboard_focus
 from sammy_desktop.ui.settings.about_page import AboutInfo, AboutPage
 from sammy_desktop.ui.settings.account_page import AccountPage
 from sammy_desktop.ui.settings.appearance_page import AppearancePage
@@ -168,6 +169,7 @@ class SettingsWindow(QWidget):
         self.section_list.setAccessibleName("Sections")
         self.section_list.setFixedWidth(212)
         self.section_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        track_keyboard_focus(self.section_list)  # its focus border only for the keyboard
         self.pages = QStackedWidget(self)
         layout.addWidget(self.section_list)
         layout.addWidget(self.pages, 1)
