@@ -51,6 +51,15 @@ _TEXT_DEBOUNCE_MS: Final = 700
 Apply = Callable[[Any], None]
 """Called with the editor's new value; the card's owner validates and saves it."""
 
+SPIN_TEXT_INSET: Final = 11
+"""Where a number box's text starts: as in a line edit (app.qss: 1 px border, 10 px padding).
+
+Qt lays a spin box's text field at its left edge whatever the stylesheet's ``padding-left``
+and border say (Qt 6.11 applies only the top, right and bottom ones to it), and the embedded
+line edit takes no style rules of its own, so the number touched the frame; the field gets
+the inset itself.
+"""
+
 
 _WHEEL_EDITORS: Final = (QComboBox, QAbstractSpinBox, QAbstractSlider)
 """The editors whose value the mouse wheel changes."""
@@ -237,6 +246,7 @@ def build_editor(info: FieldInfo, value: Any, apply: Apply) -> tuple[QWidget, bo
         return combo, False
     if annotation is int:
         spin = QSpinBox()
+        spin.lineEdit().setTextMargins(SPIN_TEXT_INSET, 0, 0, 0)
         spin.setRange(_limit(info, Ge) or 0, _limit(info, Le) or 1_000_000)
         spin.setValue(int(value))
         spin.setAccelerated(True)
