@@ -396,6 +396,9 @@ class MainWindow(QMainWindow):
         bridge.playback_drained.connect(self.on_playback_drained)
         bridge.microphone_unavailable.connect(self.mic_notices.on_microphone_unavailable)
         bridge.microphone_listening.connect(self.mic_notices.on_microphone_listening)
+        bridge.microphone_in_use.connect(self.mic_notices.on_microphone_in_use)
+        bridge.stream_error.connect(self.mic_notices.on_stream_error)
+        bridge.stream_recovered.connect(self.mic_notices.on_stream_recovered)
         bridge.bluetooth_microphone.connect(self.mic_notices.on_bluetooth_microphone)
 
         transcript = self.transcript
@@ -428,7 +431,6 @@ class MainWindow(QMainWindow):
         bridge.device_switched.connect(notices.on_device_switched)
         bridge.stream_error.connect(notices.on_stream_error)
         bridge.stream_recovered.connect(notices.on_stream_recovered)
-        bridge.microphone_in_use.connect(notices.on_microphone_in_use)
 
         bridge.reconnected.connect(self.status_line.on_reconnected)
         bridge.turn_stats.connect(self.status_line.on_turn_stats)

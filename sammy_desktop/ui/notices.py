@@ -3,9 +3,10 @@
 The core, the tools and the audio devices report what happened as events; :class:`Notices`
 turns the ones the person should know about into words. What needs the person becomes a
 banner under the header, with the action that helps (a refused key opens Settings > Account,
-a missing microphone "Choose a device", a dropped connection says it is reconnecting);
-what only marks the conversation's course ("Reconnected · conversation resumed", "Tools
-updated") becomes a quiet note in the transcript.
+a speaker that stopped "Choose a device", a dropped connection says it is reconnecting);
+a microphone that does not work is :mod:`~sammy_desktop.ui.mic_notices`' to say. What only
+marks the conversation's course ("Reconnected · conversation resumed", "Tools updated")
+becomes a quiet note in the transcript.
 
 A banner's action that leads elsewhere is a signal (:attr:`Notices.settings_requested`,
 :attr:`Notices.connect_requested`): the window decides what opens.
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
     from sammy_desktop.audio.events import (
         DeviceFallback,
         DeviceSwitched,
-        MicrophoneInUse,
         StreamError,
         StreamRecovered,
     )
@@ -327,24 +327,20 @@ class Notices(QObject):
             self._banners.remove(f"device-{event.direction}")
 
     def on_stream_error(self, event: StreamError) -> None:
-        """A device failed (no microphone, unplugged headset...)."""
-        what = "microphone" if event.direction == "input" else "speaker"
+        """The speaker failed (unplugged headphones...).
+
+        A microphone that does not work has one banner, MicNotices' (with no microphone at
+        all a failed press and a failed stream showed two saying nearly the same).
+        """
+        if event.direction != "output":
+            return
         self._show_device_banner(
-            event.direction, "error", f"The {what} is not working: {event.reason}. Trying again…"
+            "output", "error", f"The speaker is not working: {event.reason}. Trying again…"
         )
 
     def on_stream_recovered(self, event: StreamRecovered) -> None:
         """A device works again."""
         self._banners.remove(f"device-{event.direction}")
-
-    def on_microphone_in_use(self, event: MicrophoneInUse) -> None:
-        """The microphone's stream closed: nothing is "trying again" any more.
-
-        The next talk press opens it afresh and says so if it still fails.
-        """
-        banner = self._banners.banner("device-input")
-        if not event.in_use and banner is not None and banner.kind == "error":
-            self._banners.remove("device-input")
 
     def _show_device_banner(self, direction: str, kind: str, text: str) -> None:
         self._banners.show_banner(

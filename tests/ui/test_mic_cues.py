@@ -9,7 +9,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QComboBox
+from PySide6.QtWidgets import QComboBox, QPushButton
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.audio.events import (
@@ -18,6 +18,8 @@ from sammy_desktop.audio.events import (
     MicrophoneListening,
     MicrophoneOpening,
     MicrophoneUnavailable,
+    StreamError,
+    StreamRecovered,
 )
 from sammy_desktop.config import MicBetweenTurns
 from sammy_desktop.core.events import AgentState
@@ -151,6 +153,54 @@ def test_a_microphone_that_cannot_be_opened_says_why_and_starts_no_turn(
     assert window.banners.banner(MIC_FAILED_BANNER) is None
     assert window.talk_hint.text() == "Listening…"
     assert _look(window) is TalkLook.LISTENING
+
+
+@pytest.mark.parametrize("press_first", [True, False], ids=["press-first", "stream-first"])
+def test_no_microphone_is_one_banner_with_its_action(
+    qtbot: QtBot,
+    make_window: MakeWindow,
+    mic_agent: MicAgent,
+    bus: EventBus,
+    press_first: bool,
+    test_output_dir: Path,
+) -> None:
+    """The tour: with no microphone two banners said nearly the same thing."""
+    window = _window(make_window, mic_agent, [])
+    window.show()
+    qtbot.waitExposed(window)
+    mic_agent.move_to(AgentState.READY)
+    reason = "no input device found"
+    press, stream = MicrophoneUnavailable(reason), StreamError("input", reason)
+    for event in (press, stream) if press_first else (stream, press):
+        bus.emit(event)
+    assert [b.key for b in window.banners.banners()] == [MIC_FAILED_BANNER]
+    banner = window.banners.banner(MIC_FAILED_BANNER)
+    assert banner is not None
+    # The failed press's words: what happened, that nothing was sent, what to do.
+    assert banner.text == (
+        "The microphone could not be opened: no input device found. Nothing was sent; "
+        "check the microphone, or choose another one."
+    )
+    requested: list[str] = []
+    window.settings_requested.connect(requested.append)
+    choose = [b for b in banner.findChildren(QPushButton) if b.text() == "Choose a device"]
+    assert len(choose) == 1
+    picture = Picture(window)
+    qtbot.waitUntil(picture.settled)
+    order = "press-first" if press_first else "stream-first"
+    picture.pixmap.save(str(test_output_dir / f"mic-no-microphone-{order}.png"))
+    choose[0].click()
+    assert requested == [SettingsSection.DEVICES]
+    # The stream closing ends no failed press; the microphone working again ends it.
+    bus.emit(MicrophoneInUse(in_use=False))
+    assert window.banners.banner(MIC_FAILED_BANNER) is banner
+    bus.emit(StreamRecovered("input", "Built-in Microphone"))
+    assert window.banners.banner(MIC_FAILED_BANNER) is None
+    # A speaker's failure is its own condition, with its own banner.
+    bus.emit(StreamError("output", "the headphones were unplugged"))
+    bus.emit(StreamError("input", "the device was unplugged"))
+    keys = {b.key for b in window.banners.banners()}
+    assert keys == {MIC_FAILED_BANNER, "device-output"}
 
 
 def test_the_mic_mark_and_the_tray_say_whenever_a_stream_is_open(

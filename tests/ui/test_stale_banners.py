@@ -23,6 +23,7 @@ from sammy_desktop.core.events import (
 )
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.ui.main_window import MainWindow
+from sammy_desktop.ui.mic_notices import MIC_FAILED_BANNER
 
 from .conftest import FakeAgent, MakeWindow
 
@@ -132,8 +133,8 @@ def test_a_microphone_trying_again_goes_once_its_stream_is_closed(
 ) -> None:
     bus.emit(MicrophoneInUse(in_use=True))
     bus.emit(StreamError("input", "the device was unplugged"))
-    assert _keys(window) == ["device-input"]
-    assert window.banners.banner("device-input").text.endswith("Trying again…")  # type: ignore[union-attr]
+    assert _keys(window) == [MIC_FAILED_BANNER]
+    assert window.banners.banner(MIC_FAILED_BANNER).text.endswith("Trying again…")  # type: ignore[union-attr]
     # The turn is over and the microphone closed: nothing tries any more.
     bus.emit(MicrophoneInUse(in_use=False))
     assert _keys(window) == []
