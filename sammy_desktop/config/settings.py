@@ -390,13 +390,15 @@ class Settings(BaseModel):
     input_device: Annotated[str, Field(max_length=512)] = Field(
         "",
         title="Microphone",
-        description="The input device by name; empty means the system default.",
+        description="The microphone Sammy listens with. System default follows your "
+        "computer's sound settings.",
         json_schema_extra=_section("Audio devices"),
     )
     output_device: Annotated[str, Field(max_length=512)] = Field(
         "",
         title="Speaker",
-        description="The output device by name; empty means the system default.",
+        description="The speakers or headphones Sammy answers through. System default "
+        "follows your computer's sound settings.",
         json_schema_extra=_section("Audio devices"),
     )
 
@@ -472,7 +474,7 @@ class Settings(BaseModel):
         "v1beta",
         title="API version",
         description="The Live API version to connect with. Google serves Live on v1beta; "
-        "change it only for a gateway that needs another (SAMMY_API_VERSION overrides it).",
+        "change it only for a gateway that needs another.",
         json_schema_extra=_section("Account", format_hint="Use an API version like v1beta."),
     )
     connect_on_start: bool = Field(
