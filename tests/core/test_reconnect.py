@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sammy_desktop.config import TalkMode
 from sammy_desktop.core.backoff import ReconnectPolicy
 from sammy_desktop.core.events import (
@@ -198,7 +200,9 @@ async def test_abrupt_close_mid_answer_loses_nothing(core_harness: HarnessFactor
         assert AgentState.RECONNECTING in h.events.states()
 
 
-async def test_repeated_failures_end_in_an_error(core_harness: HarnessFactory) -> None:
+async def test_repeated_failures_end_in_an_error(
+    core_harness: HarnessFactory, caplog: pytest.LogCaptureFixture
+) -> None:
     # Every connection is closed by the service right after setup.
     scenario = Scenario(
         turns=[Turn(OnTimer(after_s=0), [Close(code=1011, reason="Internal error encountered.")])],
@@ -208,7 +212,10 @@ async def test_repeated_failures_end_in_an_error(core_harness: HarnessFactory) -
         await h.core.start()
         error = await h.events.wait_for(ErrorRaised)
         assert error.kind is ErrorKind.CONNECTION
-        assert "Internal error" in error.message
+        # The person reads what happened; the service's own words are in the log.
+        assert error.message == "Sammy could not reach the service after 3 tries."
+        assert "Internal error" not in error.message
+        assert "Internal error encountered." in caplog.text
         assert error.what_to_do
         attempts = [e.attempt for e in h.events.of(Reconnecting)]
         assert attempts == [1, 2]

@@ -125,7 +125,7 @@ async def test_a_used_up_quota_is_said_as_such_and_not_retried(
 
 
 async def test_a_refusal_after_setup_gets_one_quiet_resume_then_it_is_an_error(
-    core_harness: HarnessFactory,
+    core_harness: HarnessFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
     refused = Close(code=1007, reason="Request contains an invalid argument.")
     scenario = Scenario(
@@ -153,7 +153,9 @@ async def test_a_refusal_after_setup_gets_one_quiet_resume_then_it_is_an_error(
         await h.say(speech(0.2))
         error = await h.events.wait_for(ErrorRaised)
         assert error.kind is ErrorKind.CONFIGURATION
-        assert "invalid argument" in error.message
+        # What happened for the person; the service's reason for whoever reads the log.
+        assert error.message == "The service closed the conversation."
+        assert "Request contains an invalid argument." in caplog.text
 
 
 # ---------------------------------------------------------------- R1: barge-in order
