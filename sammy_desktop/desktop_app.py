@@ -30,6 +30,7 @@ from sammy_desktop.loop_watchdog import LoopStallWatchdog
 from sammy_desktop.tools import ToolManager, ToolServices
 from sammy_desktop.tools.desktop import TimerService, desktop_tools, service_tools
 from sammy_desktop.tools.desktop.code_execution import code_execution_unavailable_reason
+from sammy_desktop.tools.mcp import McpServers, default_config_file
 from sammy_desktop.voice_controls import EarconPlayer, SilentSink, VoiceControls
 
 if TYPE_CHECKING:
@@ -123,6 +124,13 @@ class DesktopApp:
         )
         for problem in self.tools.registration_problems:
             _log.warning("tool registration: %s", problem)
+        # The person's MCP servers; they start after the window shows (run()).
+        self.mcp = McpServers(
+            default_config_file(paths.config_dir),
+            tools=self.tools,
+            bus=self.bus,
+            secrets=context.secrets,
+        )
         self.loop_watchdog = LoopStallWatchdog(
             describe=lambda: f"tool calls: {self.tools.calls.describe() or 'none'}"
         )
@@ -262,6 +270,7 @@ class DesktopApp:
         if on_window_shown is not None:
             on_window_shown(self.window)
         self._live_sdk()
+        self.mcp.start()
         await self._quit.wait()
         return self._quit.exit_code
 
@@ -318,6 +327,8 @@ class DesktopApp:
             ("global hotkey", self.hotkey.aclose),
             ("ui tasks", lambda: self.tasks.aclose(STOP_TIMEOUT_S)),
             ("agent", self.agent.stop),
+            # Before the tools: every server's child process ends with it.
+            ("MCP servers", self.mcp.aclose),
             ("tools", lambda: self.tools.aclose(STOP_TIMEOUT_S)),
             ("backend", self.backend.stop_demo),
         ]

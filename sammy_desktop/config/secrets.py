@@ -60,6 +60,14 @@ def child_environment(environ: Mapping[str, str] | None = None) -> dict[str, str
     return {name: value for name, value in source.items() if name not in CHILD_HIDDEN_VARIABLES}
 
 
+SECRET_USER_PREFIX: Final = "secret:"  # noqa: S105 - a name prefix, not a password
+"""The keyring user name of a named secret is this and its name (the key has its own)."""
+
+
+def _secret_user(name: str) -> str:
+    return f"{SECRET_USER_PREFIX}{name.strip()}"
+
+
 def key_problem(value: str) -> str:
     """What is wrong with a pasted key before anyone is asked about it ("" if nothing).
 
@@ -254,6 +262,69 @@ class SecretStore:
             _log.warning("the keyring refused to remove the key: %r", exc)
             raise SecretStoreError(
                 f"The password store did not remove the API key: {_refusal(exc)}."
+            ) from None
+        return True
+
+    # ------------------------------------------------------------------ named secrets
+
+    def get_secret(self, name: str) -> str | None:
+        """The secret ``name`` (an MCP server's token, ``keyring:NAME`` in ``mcp.json``).
+
+        Returns None when it is not stored or no keyring is available; a secret read is
+        hidden in the log from then on, as the API key is.
+        """
+        if not self.backend_available():
+            return None
+        try:
+            value = self.backend.get_password(KEYRING_SERVICE, _secret_user(name))
+        except keyring.errors.KeyringError as exc:
+            _log.warning(
+                "could not read the secret %r from the keyring: %s", name, type(exc).__name__
+            )
+            return None
+        if value and self._on_key_saved is not None:
+            self._on_key_saved(value)
+        return value or None
+
+    def set_secret(self, name: str, value: str) -> None:
+        """Store ``value`` as the secret ``name``, replacing any earlier one.
+
+        Raises:
+            ValueError: the name or the value is empty.
+            KeyringUnavailableError: there is no keyring backend on this system.
+            SecretStoreError: the keyring refused (locked, denied).
+        """
+        if not name.strip():
+            raise ValueError("A secret needs a name.")
+        if not value:
+            raise ValueError(f"The secret {name!r} is empty.")
+        self._require_backend()
+        if self._on_key_saved is not None:
+            self._on_key_saved(value)
+        try:
+            self.backend.set_password(KEYRING_SERVICE, _secret_user(name), value)
+        except keyring.errors.KeyringError as exc:
+            _log.warning("the keyring refused to save the secret %r: %r", name, exc)
+            raise SecretStoreError(
+                f"The password store did not save the secret {name!r}: {_refusal(exc)}."
+            ) from None
+
+    def delete_secret(self, name: str) -> bool:
+        """Remove the secret ``name``. Returns False if there was none.
+
+        Raises:
+            KeyringUnavailableError: there is no keyring backend on this system.
+            SecretStoreError: the keyring refused.
+        """
+        self._require_backend()
+        try:
+            self.backend.delete_password(KEYRING_SERVICE, _secret_user(name))
+        except keyring.errors.PasswordDeleteError:
+            return False
+        except keyring.errors.KeyringError as exc:
+            _log.warning("the keyring refused to remove the secret %r: %r", name, exc)
+            raise SecretStoreError(
+                f"The password store did not remove the secret {name!r}: {_refusal(exc)}."
             ) from None
         return True
 

@@ -307,7 +307,8 @@ class ToolsChanged(Event):
     update, no reconnection); ``after_this_answer`` when the running conversation takes it
     by reconnecting quietly (resuming) at its next quiet moment; both False when the change
     waits for the next connection. ``tool`` and ``tool_enabled`` name the switch that changed
-    it, when it was one tool's.
+    it, when it was one tool's; ``source`` names where tools came or went at run time (an MCP
+    server started or changed its tools).
     """
 
     enabled: tuple[str, ...]
@@ -315,6 +316,7 @@ class ToolsChanged(Event):
     tool: str | None = None
     tool_enabled: bool | None = None
     after_this_answer: bool = False
+    source: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

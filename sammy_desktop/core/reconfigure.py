@@ -12,6 +12,7 @@ next connection.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 
@@ -25,6 +26,7 @@ from sammy_desktop.core.state import AgentStateMachine
 from sammy_desktop.core.supervisor import ConnectionSupervisor
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.tools.capabilities import capabilities_for
+from sammy_desktop.tools.events import ToolSetChanged
 from sammy_desktop.tools.registry import declaration_names
 
 __all__ = ["Reconfigurer"]
@@ -64,6 +66,17 @@ class Reconfigurer:
         self._conversation = conversation
         self._supervisor = supervisor
         self._context_updates_refused = False
+        self._changes: set[asyncio.Task[None]] = set()
+        bus.subscribe(ToolSetChanged, self._on_tool_set_changed)
+
+    def _on_tool_set_changed(self, event: ToolSetChanged) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop: nothing runs, the next setup has the new set
+            return
+        task = loop.create_task(self.tool_set_changed(event.source), name="tool-set-changed")
+        self._changes.add(task)
+        task.add_done_callback(self._changes.discard)
 
     async def set_talk_mode(self, mode: TalkMode) -> None:
         """Push-to-talk / hands-free: the service's activity detection is in the setup."""
@@ -96,6 +109,16 @@ class Reconfigurer:
             )
         )
         return applied
+
+    async def tool_set_changed(self, source: str) -> None:
+        """Tools of ``source`` came or went (an MCP server): declare the new set."""
+        enabled, applied, later = await self._apply_tools(f"tools changed: {source}")
+        if self._state.state.is_running:
+            self._bus.emit(
+                ToolsChanged(
+                    enabled=enabled, applied_live=applied, after_this_answer=later, source=source
+                )
+            )
 
     async def settings_changed(self, old: Settings, new: Settings) -> None:
         """``new`` replaced ``old`` (the settings getter already returns ``new``)."""

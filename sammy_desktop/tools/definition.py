@@ -246,6 +246,15 @@ class ToolDefinition(Generic[InT, OutT]):
         """
         return self.live_conversion.to_schema()
 
+    def parse_arguments(self, arguments: Mapping[str, Any]) -> InT:
+        """The call's arguments checked and typed: ``input_model.model_validate``.
+
+        Raises:
+            pydantic.ValidationError: what is wrong, field by field (the runner turns it
+                into per-parameter feedback for the model).
+        """
+        return self.input_model.model_validate(arguments)
+
     def recorded_arguments(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """What the history writes of a call's ``arguments`` (see ``private_arguments``)."""
         return _recorded(self.private_arguments, arguments, self.name)

@@ -39,6 +39,7 @@ __all__ = [
     "ToolCallProgress",
     "ToolCallStarted",
     "ToolEnabledChanged",
+    "ToolSetChanged",
 ]
 
 
@@ -197,6 +198,23 @@ class ToolEnabledChanged(Event):
 
     name: str
     enabled: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSetChanged(Event):
+    """Tools came or went at run time (an MCP server started, or changed its tools).
+
+    The core declares the new set to a running conversation the way a switch is.
+
+    Attributes:
+        source: where they come from ("MCP server time").
+        added: the names declared now that were not before.
+        removed: the names no longer declared.
+    """
+
+    source: str
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -113,6 +113,16 @@ class ToolManager:
         """Add one tool (see :meth:`ToolRegistry.register`)."""
         self.registry.register(definition, source=source)
 
+    def replace_source(
+        self, source: str, definitions: Iterable[ToolDefinition[Any, Any]]
+    ) -> tuple[RegistrationProblem, ...]:
+        """Set the tools of a source that changes at run time (`ToolRegistry.replace_source`)."""
+        return self.registry.replace_source(source, definitions)
+
+    def remove_source(self, source: str) -> None:
+        """Remove every tool of ``source``."""
+        self.registry.remove_source(source)
+
     @property
     def registration_problems(self) -> tuple[RegistrationProblem, ...]:
         """Tools and plugins that were refused or broken, in the order found."""

@@ -23,7 +23,7 @@ from sammy_desktop.live_sdk import types
 from sammy_desktop.tools import plugins
 from sammy_desktop.tools.capabilities import ModelCapabilities, capabilities_for
 from sammy_desktop.tools.definition import ToolDefinition
-from sammy_desktop.tools.events import ToolEnabledChanged
+from sammy_desktop.tools.events import ToolEnabledChanged, ToolSetChanged
 
 __all__ = [
     "SOURCE_APPLICATION",
@@ -164,6 +164,47 @@ class ToolRegistry:
                 continue
             self.register_all(definitions, source, plugin=plugins.distribution_of(entry_point))
 
+    def replace_source(
+        self, source: str, definitions: Iterable[ToolDefinition[Any, Any]]
+    ) -> tuple[RegistrationProblem, ...]:
+        """Make ``definitions`` the tools of ``source``, whose tools may change at run time.
+
+        The tools ``source`` registered before and does not give again are removed; a
+        definition whose name another source holds is refused. Emits one
+        :class:`ToolSetChanged` when the declared set changes (a tool's new definition
+        under the same name counts as a change: its schema may differ).
+
+        Returns:
+            The definitions refused, as problems (also logged and kept in :attr:`problems`).
+        """
+        before = {name: entry for name, entry in self._registry.items() if entry.source == source}
+        for name in before:
+            del self._registry[name]
+        refused: list[RegistrationProblem] = []
+        for definition in definitions:
+            try:
+                self.register(definition, source=source)
+            except (TypeError, DuplicateToolError) as error:
+                problem = RegistrationProblem(source, str(error), _name_of(definition))
+                _log.warning("tool registration problem: %s", problem.message)
+                refused.append(problem)
+        self._problems = [p for p in self._problems if p.source != source] + refused
+        after = [name for name, entry in self._registry.items() if entry.source == source]
+        added = tuple(name for name in after if name not in before)
+        removed = tuple(name for name in before if name not in after)
+        changed = any(
+            not _same_declaration(self._registry[name].definition, before[name].definition)
+            for name in after
+            if name in before
+        )
+        if added or removed or changed:
+            self._bus.emit(ToolSetChanged(source=source, added=added, removed=removed))
+        return tuple(refused)
+
+    def remove_source(self, source: str) -> None:
+        """Remove every tool of ``source`` (an MCP server taken out of ``mcp.json``)."""
+        self.replace_source(source, ())
+
     def _report(self, problem: RegistrationProblem) -> None:
         _log.error("tool registration problem: %s", problem.message)
         self._problems.append(problem)
@@ -279,6 +320,15 @@ class ToolRegistry:
     def declared_capabilities(self) -> ModelCapabilities | None:
         """The capabilities of the model the tools were last declared for, if any."""
         return self._declared_capabilities
+
+
+def _same_declaration(a: ToolDefinition[Any, Any], b: ToolDefinition[Any, Any]) -> bool:
+    """Whether the model would be told the same about both (a re-listed, unchanged tool)."""
+    return (
+        a.description == b.description
+        and a.behavior is b.behavior
+        and a.live_conversion.fields == b.live_conversion.fields
+    )
 
 
 def _name_of(definition: object) -> str | None:

@@ -431,7 +431,7 @@ class ToolCallRunner:
     ) -> ToolResult[Any] | None:
         name = definition.name
         try:
-            arguments = definition.input_model.model_validate(raw_arguments)
+            arguments = definition.parse_arguments(raw_arguments)
         except ValidationError as error:
             feedback = feedback_from_validation_error(error, definition.parameters_json_schema)
             return ToolResult.failure(

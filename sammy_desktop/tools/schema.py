@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["SchemaError", "parameters_schema"]
+__all__ = ["SchemaError", "inline_references", "parameters_schema"]
 
-_DEFS_PREFIX = "#/$defs/"
+_DEFS_PREFIXES = ("#/$defs/", "#/definitions/")
 
 
 class SchemaError(ValueError):
@@ -29,11 +29,29 @@ def parameters_schema(model: type[BaseModel]) -> dict[str, Any]:
     Raises:
         SchemaError: the model refers to itself, or its schema is not an object.
     """
-    schema = model.model_json_schema()
-    definitions: Mapping[str, Any] = schema.pop("$defs", {})
-    inlined = _inline(schema, definitions, (), model.__name__)
+    return inline_references(model.model_json_schema(), owner=model.__name__)
+
+
+def inline_references(schema: Mapping[str, Any], *, owner: str) -> dict[str, Any]:
+    """A JSON schema whose top level is an object, with its local ``$ref``s inlined.
+
+    References into ``$defs`` and ``definitions`` are resolved; the definitions themselves
+    are left out of the result. An MCP server's ``inputSchema`` goes through here as a
+    pydantic model's schema does.
+
+    Raises:
+        SchemaError: a reference does not resolve or refers to itself, or the schema is
+            not an object.
+    """
+    definitions: dict[str, Any] = {}
+    for key in ("$defs", "definitions"):
+        found = schema.get(key)
+        if isinstance(found, Mapping):
+            definitions.update(found)
+    top = {key: value for key, value in schema.items() if key not in ("$defs", "definitions")}
+    inlined = _inline(top, definitions, (), owner)
     if not isinstance(inlined, dict) or inlined.get("type") != "object":
-        raise SchemaError(f"{model.__name__}: the parameters schema must be an object")
+        raise SchemaError(f"{owner}: the parameters schema must be an object")
     inlined.setdefault("properties", {})
     return inlined
 
@@ -45,9 +63,10 @@ def _inline(node: Any, definitions: Mapping[str, Any], seen: tuple[str, ...], ow
         return node
     ref = node.get("$ref")
     if isinstance(ref, str):
-        if not ref.startswith(_DEFS_PREFIX) or ref[len(_DEFS_PREFIX) :] not in definitions:
+        prefix = next((p for p in _DEFS_PREFIXES if ref.startswith(p)), None)
+        if prefix is None or ref[len(prefix) :] not in definitions:
             raise SchemaError(f"{owner}: cannot resolve schema reference {ref!r}")
-        name = ref[len(_DEFS_PREFIX) :]
+        name = ref[len(prefix) :]
         if name in seen:
             raise SchemaError(
                 f"{owner}: {name} refers to itself; recursive input models cannot be "
