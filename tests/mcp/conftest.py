@@ -42,6 +42,13 @@ class KeyringSecrets(dict[str, str]):
         return self.get(name)
 
 
+def _ready(name: str) -> Callable[[McpServerStatusChanged], bool]:
+    def ready(event: McpServerStatusChanged) -> bool:
+        return event.server == name and event.status is ServerStatus.READY
+
+    return ready
+
+
 McpFactory = Callable[..., contextlib.AbstractAsyncContextManager[McpServers]]
 
 
@@ -74,11 +81,7 @@ def mcp_servers(tmp_path: Path) -> McpFactory:
         try:
             if wait_ready:
                 for name in running.config.entries:
-                    await h.events.wait_for(
-                        McpServerStatusChanged,
-                        lambda e, n=name: e.server == n and e.status is ServerStatus.READY,
-                        within_s=30,
-                    )
+                    await h.events.wait_for(McpServerStatusChanged, _ready(name), within_s=30)
             yield running
         finally:
             await running.aclose()

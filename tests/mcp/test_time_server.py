@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from sammy_desktop.config import Settings
@@ -20,7 +21,7 @@ from sammy_desktop.sim import (
     TurnComplete,
 )
 from sammy_desktop.tools.events import ToolCallFinished
-from tests.core.conftest import HarnessFactory
+from tests.core.conftest import Harness, HarnessFactory
 from tests.helpers.audio import speech
 from tests.mcp.conftest import TIME_SERVER, McpFactory
 
@@ -43,9 +44,8 @@ ASK_TIME = Scenario(
 )
 
 
-def _declared(h: object) -> dict[str, dict[str, object]]:
-    sim = h.sim  # type: ignore[attr-defined]
-    [setup] = sim.recorder.events(Received.SETUP)[-1:]
+def _declared(h: Harness) -> dict[str, Any]:
+    [setup] = h.sim.recorder.events(Received.SETUP)[-1:]
     tools = setup.data["tools"]
     return {
         fd["name"]: fd
