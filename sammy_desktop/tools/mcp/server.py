@@ -262,13 +262,12 @@ class McpServer:
             try:
                 await self._serve()
                 reason = "it closed the connection"
-            except ServerStartError as error:
-                if error.final:
-                    self._set_status(ServerStatus.FAILED, str(error))
-                    return
-                reason = str(error)
             except Exception as error:  # noqa: BLE001 - a server's failure never stops the app
-                reason = describe_failure(error)
+                inner = innermost(error)
+                if isinstance(inner, ServerStartError) and inner.final:
+                    self._set_status(ServerStatus.FAILED, str(inner))
+                    return
+                reason = describe_failure(inner)
                 _log.debug("MCP server %r: %s", self.name, reason, exc_info=True)
             finally:
                 self._client = None
@@ -334,8 +333,9 @@ class McpServer:
                 for watcher in watchers:
                     watcher.cancel()
                 await asyncio.gather(*watchers, return_exceptions=True)
-            if self._lost_reason:
-                raise ServerStartError(self._lost_reason)
+        # Outside the client: whatever leaves `async with Client` comes wrapped in groups.
+        if self._lost_reason:
+            raise ServerStartError(self._lost_reason)
 
     def _lose(self, reason: str) -> None:
         if not self._lost.is_set():
@@ -575,17 +575,25 @@ def _connection_gone(error: Exception) -> bool:
     return getattr(error, "code", None) == CONNECTION_CLOSED
 
 
+def innermost(error: BaseException) -> BaseException:
+    """The first real error inside the exception groups anyio wraps errors in (often two)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
 def describe_failure(error: BaseException) -> str:
-    """Why a start, a ping or a call failed, in a phrase for the person and the log."""
+    """Why a start, a probe or a call failed, in a phrase for the person and the log."""
     from mcp.shared.exceptions import MCPError
+
+    error = innermost(error)
+    if isinstance(error, ServerStartError):
+        return str(error)
 
     if isinstance(error, MCPError):
         if _connection_gone(error):
             return "the connection to it was closed"
         return error.message or f"error {error.code}"
-    if isinstance(error, BaseExceptionGroup):
-        inner = error.exceptions[0] if error.exceptions else None
-        return describe_failure(inner) if inner is not None else str(error)
     if isinstance(error, FileNotFoundError):
         return f"a program it needs was not found ({error.filename or error})"
     if isinstance(error, PermissionError):
