@@ -49,6 +49,11 @@ _PATH_SUFFIXES = (
 _VERSION_IN_PATH = re.compile(r"\.generativelanguage\.([^./]+)\.GenerativeService\.")
 
 
+# T9: "Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain
+# underscores, dots, colons and dashes" (the length is the profile's).
+_FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]*")
+
+
 def is_live_path(path: str) -> bool:
     """Whether ``path`` (without its query) is the Live websocket's, on any API version."""
     return _PATH_PREFIX in path and path.endswith(_PATH_SUFFIXES)
@@ -96,6 +101,13 @@ def setup_refusal(
         declaration.additional_properties for declaration in setup.declarations
     ):
         # T2: additionalProperties inside `parameters` is refused with 1007 on 3.x.
+        return CloseCode.INVALID_ARGUMENT, INVALID_ARGUMENT_REASON
+    limit = profile.max_function_name_chars
+    if limit is not None and any(
+        not _FUNCTION_NAME.fullmatch(declaration.name) or len(declaration.name) > limit
+        for declaration in setup.declarations
+    ):
+        # T9: a name outside the documented characters or length is an invalid argument.
         return CloseCode.INVALID_ARGUMENT, INVALID_ARGUMENT_REASON
     return profile
 

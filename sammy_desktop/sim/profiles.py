@@ -168,6 +168,8 @@ class ServiceProfile:
     json_schema_parameters: Literal["ignored", "honoured"] = "honoured"
     # T2: additionalProperties inside `parameters` closes the setup with 1007.
     refuse_additional_properties: bool = False
+    # T9: the longest function name let in (the v1beta reference: 64; the SDK says 128).
+    max_function_name_chars: int | None = None
     # T4: how calls behave when the declaration says nothing, and what can be changed.
     default_behavior: Literal["BLOCKING", "NON_BLOCKING"] = "BLOCKING"
     nonblocking_supported: bool = True
@@ -256,6 +258,7 @@ _STRICT_COMMON: Final[dict[str, Any]] = {
     "activity_signals_need_aad_off": True,  # S3
     "context_update": "refused",  # S4
     "resumable_only_when_idle": True,  # R9
+    "max_function_name_chars": 64,  # T9: the stricter of the two sources
 }
 
 GEMINI_38_LIVE: Final = ServiceProfile(

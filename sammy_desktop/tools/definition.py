@@ -69,8 +69,9 @@ StreamHandler: TypeAlias = Callable[[InT, ToolContext], AsyncIterator[OutT | Too
 
 _log = logging.getLogger(__name__)
 
-# The Live API's rule for function names (FunctionDeclaration.name).
-_NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]{0,127}")
+# The Live API's rule for function names (FunctionDeclaration.name), at the v1beta
+# reference's 64 characters (the SDK's docstring says 128): docs/live-service.md T9.
+_NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]{0,63}")
 
 ResultSummary: TypeAlias = Callable[[ToolResult[Any]], str | None]
 """One line for the person about a result ("Timer for 5 minutes set"); None for the default."""
@@ -121,7 +122,7 @@ class ToolDefinition(Generic[InT, OutT]):
     """Everything the manager needs to declare, validate, run and answer one tool.
 
     Attributes:
-        name: the function name the model calls (letters, digits, ``_.:-``, at most 128).
+        name: the function name the model calls (letters, digits, ``_.:-``, at most 64).
         description: tells the model what the tool does and when to use it.
         input_model: pydantic model of the arguments; its JSON schema is declared.
         output_model: pydantic model of the value a success carries.
@@ -189,7 +190,7 @@ class ToolDefinition(Generic[InT, OutT]):
         if not isinstance(self.name, str) or not _NAME_PATTERN.fullmatch(self.name):
             raise ToolDefinitionError(
                 f"tool name {self.name!r} is not allowed: start with a letter or _, then "
-                "letters, digits, _ . : - (at most 128 characters)"
+                "letters, digits, _ . : - (at most 64 characters)"
             )
         title = " ".join(str(self.title or "").split())
         if len(title) > _MAX_TITLE_CHARS:

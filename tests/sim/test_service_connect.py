@@ -256,6 +256,35 @@ async def test_additional_properties_inside_parameters(profile: str, refused: bo
                 assert session.session_id
 
 
+@pytest.mark.parametrize("profile", list(MODELS))
+@pytest.mark.parametrize(
+    ("name", "refused"),
+    [
+        ("a" * 64, False),
+        ("a" * 65, True),  # the v1beta reference's limit (the SDK's docstring says 128)
+        ("time__get.current:time-1", False),
+        ("time/get", True),
+        ("1st_tool", True),
+    ],
+)
+async def test_function_names_are_held_to_the_documented_rule(
+    profile: str, name: str, refused: bool
+) -> None:
+    # T9: "Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain
+    # underscores, dots, colons and dashes, with a maximum length of 64."
+    config = types.LiveConnectConfig(
+        response_modalities=[types.Modality.AUDIO],
+        tools=[types.Tool(function_declarations=[types.FunctionDeclaration(name=name)])],
+    )
+    async with LiveSimulator(profile=profile) as sim:
+        if refused:
+            error = await _refusal(sim, config=config, api_version="v1beta", model=MODELS[profile])
+            assert (error.code, error.details) == (1007, INVALID_ARGUMENT_REASON)
+        else:
+            async with strict(sim, profile, config) as session:
+                assert session.session_id
+
+
 # ---------------------------------------------------------------- the models list (C6)
 
 
