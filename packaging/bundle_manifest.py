@@ -123,7 +123,9 @@ EXCLUDED_MODULES: Final[tuple[str, ...]] = (
     "pkg_resources",
     "pip",
     # httpx2's command-line client (imported lazily by httpx2 for its CLI) and what it
-    # brings: rich, pygments, markdown_it, click. pydantic uses rich only in a debug helper.
+    # brings: rich, pygments, markdown_it, click. pydantic uses rich only in a debug helper,
+    # mcp only for its server's log handler (imported under try/except ImportError), and
+    # click is also uvicorn's command line (uvicorn is left out below).
     "httpx2._main",
     "rich",
     "pygments",
@@ -164,6 +166,27 @@ EXCLUDED_MODULES: Final[tuple[str, ...]] = (
     "_pydecimal",
     # websockets' trio client needs trio, which is not installed.
     "websockets.trio",
+    # The MCP SDK's server-side packages that its client never loads. `from mcp import Client`
+    # does import mcp's server side (mcp.client.client names Server and MCPServer at module
+    # level), and with it starlette, sse-starlette and cryptography; opentelemetry-api is the
+    # client's own (mcp.shared.jsonrpc_dispatcher), jsonschema checks tools' structured
+    # results (imported on the first call of a tool with an output schema) and, in the app,
+    # their arguments, httpx2 is the streamable HTTP transport: all of those ship. Left out
+    # (tests/packaging/test_mcp_bundle.py runs a client session with these unimportable):
+    # uvicorn, the ASGI server: mcp imports it only inside MCPServer's run_sse_async and
+    # run_streamable_http_async (serving HTTP), sse-starlette only under try/except
+    # ImportError (to hook uvicorn's shutdown); without click (above) `import uvicorn` fails
+    # anyway. pyinstaller-hooks-contrib collects all 45 of its modules: 0.2 MB.
+    "uvicorn",
+    # python-multipart (and `multipart`, its old name, which it also installs): starlette's
+    # form parser, imported under try/except ImportError; only an MCP server's OAuth
+    # endpoints read forms. 0.04 MB.
+    "python_multipart",
+    "multipart",
+    # PyJWT: only mcp.client.auth.extensions.client_credentials (OAuth's private_key_jwt
+    # client authentication) imports it, which the app does not use; nothing collects it
+    # today, and this keeps it so. pyjwt[crypto]'s other half, cryptography, ships.
+    "jwt",
 )
 
 # Linux system libraries left out of the bundle: every desktop has them, and a bundled copy

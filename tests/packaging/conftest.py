@@ -1,9 +1,12 @@
-"""Fixtures for the packaging tests: the bundle manifest, loaded from packaging/."""
+"""Fixtures for the packaging tests: the bundle manifest, loaded from packaging/, and the bundle."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -11,6 +14,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGING = REPO / "packaging"
+BUILD_TIMEOUT_S = 600
 
 
 def load_packaging_module(name: str) -> ModuleType:
@@ -30,3 +34,24 @@ def load_packaging_module(name: str) -> ModuleType:
 def manifest() -> ModuleType:
     """packaging/bundle_manifest.py."""
     return load_packaging_module("bundle_manifest")
+
+
+@pytest.fixture(scope="session")
+def app_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The one-folder app, built by packaging/build.sh into a temporary dist folder.
+
+    Built once per test session, for every module that asks for it (``-m package``).
+    """
+    root = tmp_path_factory.mktemp("package")
+    started = time.monotonic()
+    result = subprocess.run(
+        [str(PACKAGING / "build.sh"), "--dist", str(root / "dist"), "--work", str(root / "work")],
+        env={**os.environ, "PYTHON": sys.executable},
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_S,
+        check=False,
+    )
+    assert result.returncode == 0, f"build failed:\n{result.stdout}\n{result.stderr}"
+    print(f"bundle built in {time.monotonic() - started:.0f} s")  # shown with -s / on failure
+    return root / "dist" / "sammy-desktop"

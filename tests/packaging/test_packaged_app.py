@@ -17,14 +17,13 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from sammy_desktop import __version__
 from sammy_desktop.selftest import STEP_NAMES
-from tests.packaging.conftest import PACKAGING, REPO
+from tests.packaging.conftest import REPO
 
 pytestmark = [
     pytest.mark.package,
@@ -34,28 +33,9 @@ pytestmark = [
     pytest.mark.timeout(900),
 ]
 
-BUILD_TIMEOUT_S = 600
 RUN_TIMEOUT_S = 60
 WINDOW_TIMEOUT_S = 30
 LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (\w+) +[\w.]+: ")
-
-
-@pytest.fixture(scope="module")
-def app_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The one-folder app, built by packaging/build.sh into a temporary dist folder."""
-    root = tmp_path_factory.mktemp("package")
-    started = time.monotonic()
-    result = subprocess.run(
-        [str(PACKAGING / "build.sh"), "--dist", str(root / "dist"), "--work", str(root / "work")],
-        env={**os.environ, "PYTHON": sys.executable},
-        capture_output=True,
-        text=True,
-        timeout=BUILD_TIMEOUT_S,
-        check=False,
-    )
-    assert result.returncode == 0, f"build failed:\n{result.stdout}\n{result.stderr}"
-    print(f"bundle built in {time.monotonic() - started:.0f} s")  # shown with -s / on failure
-    return root / "dist" / "sammy-desktop"
 
 
 def desktop_environment(home: Path) -> dict[str, str]:
