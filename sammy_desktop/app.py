@@ -332,12 +332,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.self_test:
         from sammy_desktop.selftest import run_self_test
+        from sammy_desktop.tools.mcp import CONFIG_FILE_NAME
 
+        mcp_config = paths.config_dir / CONFIG_FILE_NAME
         if sys.stdout is not None:
-            return run_self_test(sys.stdout)
+            return run_self_test(sys.stdout, mcp_config=mcp_config)
         # A windowed Windows build started without redirection has no console.
         with (paths.log_dir / "self-test.txt").open("w", encoding="utf-8") as report:
-            return run_self_test(report)
+            return run_self_test(report, mcp_config=mcp_config)
 
     if args.check_live:
         return _check_live(args, paths, redactor)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import ctypes.util
 import glob
+import json
 import os
 import re
 import signal
@@ -59,8 +60,14 @@ def unexpected_stderr(stderr: str) -> list[str]:
 
 
 def test_the_frozen_app_passes_its_self_test(app_dir: Path, tmp_path: Path) -> None:
+    # An MCP stdio server started from the frozen app: the official time server, as the
+    # person's mcp.json names it (a program of its own, outside the bundle).
+    config = tmp_path / "config"
+    config.mkdir()
+    server = {"command": sys.executable, "args": ["-m", "mcp_server_time"]}
+    (config / "mcp.json").write_text(json.dumps({"mcpServers": {"time": server}}))
     result = subprocess.run(
-        [str(app_dir / "sammy-desktop"), "--self-test"],
+        [str(app_dir / "sammy-desktop"), "--self-test", "--config-dir", str(config)],
         env=desktop_environment(tmp_path / "home"),
         cwd=tmp_path,
         capture_output=True,
@@ -88,6 +95,10 @@ def test_the_frozen_app_passes_its_self_test(app_dir: Path, tmp_path: Path) -> N
     assert steps["audio-devices"].startswith("1 microphone (SammyVirtualMic), 2 speakers")
     assert not list((app_dir / "_internal").glob("libpulse*")), "the system's libpulse only"
     assert steps["sqlite"].endswith("with FTS5")
+    assert re.fullmatch(
+        r"mcp 2\.\d+\.\d+: time ready with time__get_current_time, time__convert_time",
+        steps["mcp-servers"],
+    ), steps["mcp-servers"]
     assert lines[-1].startswith(f"self-test passed: {len(STEP_NAMES)} steps in ")
 
 
