@@ -131,3 +131,33 @@ def test_without_a_keyring_the_listener_hears_nothing() -> None:
     with pytest.raises(KeyringUnavailableError):
         store.set_api_key(FAKE_KEY)
     assert told == []
+
+
+@pytest.mark.keyring
+def test_named_secrets_live_beside_the_key_and_are_hidden_in_the_log() -> None:
+    learnt: list[str] = []
+    store = SecretStore(environ={}, on_key_saved=learnt.append)
+    try:
+        assert store.get_secret("home-token") is None
+        store.set_secret("home-token", "Bearer abc.def")
+        # In the OS keyring under the app's service, apart from the API key.
+        assert keyring.get_password("sammy-desktop", "secret:home-token") == "Bearer abc.def"
+        assert store.get_api_key() is None
+        learnt.clear()
+        # A secret read (an MCP server starting) is taught to the log's redactor.
+        assert store.get_secret("home-token") == "Bearer abc.def"
+        assert learnt == ["Bearer abc.def"]
+        with pytest.raises(ValueError, match="empty"):
+            store.set_secret("home-token", "")
+        assert store.delete_secret("home-token") is True
+        assert store.delete_secret("home-token") is False
+        assert store.get_secret("home-token") is None
+    finally:
+        store.delete_secret("home-token")
+
+
+def test_named_secrets_without_a_keyring_say_how_to_fix_it() -> None:
+    store = SecretStore(_fail_backend(), environ={})
+    assert store.get_secret("home-token") is None
+    with pytest.raises(KeyringUnavailableError):
+        store.set_secret("home-token", "x")
