@@ -204,6 +204,7 @@ class DesktopApp:
             self.theme,
             self.tasks,
             tools=self.tools,
+            mcp=self.mcp,
             controls=self.controls,
             confirmations=self.confirmations,
             client_factory=self.backend,

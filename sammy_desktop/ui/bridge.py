@@ -64,6 +64,7 @@ from sammy_desktop.tools.events import (
     ToolCallStarted,
     ToolEnabledChanged,
 )
+from sammy_desktop.tools.mcp.events import McpConfigRead, McpServerStatusChanged
 
 __all__ = ["EventBridge"]
 
@@ -111,6 +112,10 @@ class EventBridge(QObject):
     timer_started = Signal(TimerStarted)
     timer_fired = Signal(TimerFired)
     timer_cancelled = Signal(TimerCancelled)
+    mcp_server_status_changed = Signal(McpServerStatusChanged)
+    """An MCP server is starting, ready, failed, restarting or stopped (Settings > Tools)."""
+    mcp_config_read = Signal(McpConfigRead)
+    """``mcp.json`` was read: its usable servers and its problems (Settings > Tools)."""
     # -- audio --------------------------------------------------------------------------
     input_level = Signal(float)
     """The microphone's level in dBFS, about 30 times a second."""
@@ -164,6 +169,8 @@ class EventBridge(QObject):
             TimerStarted: self.timer_started,
             TimerFired: self.timer_fired,
             TimerCancelled: self.timer_cancelled,
+            McpServerStatusChanged: self.mcp_server_status_changed,
+            McpConfigRead: self.mcp_config_read,
             PlaybackStarted: self.playback_started,
             PlaybackDrained: self.playback_drained,
             DeviceFallback: self.device_fallback,

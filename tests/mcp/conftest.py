@@ -16,7 +16,7 @@ from sammy_desktop.tools.mcp import (
     McpConfigFile,
     McpServers,
     McpServerStatusChanged,
-    RestartPolicy,
+    ServerPolicy,
     ServerStatus,
 )
 from tests.core.conftest import Harness, core_harness  # noqa: F401 - the fixture, re-exported
@@ -24,7 +24,7 @@ from tests.core.conftest import Harness, core_harness  # noqa: F401 - the fixtur
 TIME_SERVER: dict[str, Any] = {"command": sys.executable, "args": ["-m", "mcp_server_time"]}
 """The official time server from PyPI, over stdio."""
 
-FAST_RESTARTS = RestartPolicy(
+FAST_RESTARTS = ServerPolicy(
     start_timeout_s=20.0,
     ping_every_s=0.5,
     ping_timeout_s=5.0,
@@ -40,6 +40,9 @@ class KeyringSecrets(dict[str, str]):
 
     def get_secret(self, name: str) -> str | None:
         return self.get(name)
+
+    def delete_secret(self, name: str) -> bool:
+        return self.pop(name, None) is not None
 
 
 def _ready(name: str) -> Callable[[McpServerStatusChanged], bool]:
@@ -62,10 +65,11 @@ def mcp_servers(tmp_path: Path) -> McpFactory:
         h: Harness,
         servers: Mapping[str, Any],
         *,
-        policy: RestartPolicy = FAST_RESTARTS,
+        policy: ServerPolicy = FAST_RESTARTS,
         secrets: Mapping[str, str] | None = None,
         wait_ready: bool = True,
         raw: str | None = None,
+        keyring: KeyringSecrets | None = None,
     ) -> AsyncIterator[McpServers]:
         path = h.paths.config_dir / "mcp.json"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -74,7 +78,7 @@ def mcp_servers(tmp_path: Path) -> McpFactory:
             McpConfigFile(path),
             tools=h.tools,
             bus=h.bus,
-            secrets=KeyringSecrets(secrets or {}),
+            secrets=keyring if keyring is not None else KeyringSecrets(secrets or {}),
             policy=policy,
         )
         running.start()

@@ -14,7 +14,7 @@ from sammy_desktop.sim import Scenario
 from sammy_desktop.tools.events import ToolSetChanged
 from sammy_desktop.tools.mcp import McpConfigRead, McpServerStatusChanged, ServerStatus
 from tests.core.conftest import HarnessFactory
-from tests.mcp.conftest import TIME_SERVER, McpFactory
+from tests.mcp.conftest import TIME_SERVER, KeyringSecrets, McpFactory
 
 NOTHING = Scenario(turns=[])
 
@@ -169,3 +169,24 @@ async def test_a_secret_from_the_keyring_reaches_the_server_and_a_missing_one_is
         assert "'nobody-saved-this'" in failed.detail
         assert "Settings > Tools" in failed.detail
         assert "s3cret-" not in caplog.text
+
+
+async def test_removing_a_server_forgets_the_secrets_only_it_used(
+    core_harness: HarnessFactory, mcp_servers: McpFactory
+) -> None:
+    keyring = KeyringSecrets({"a-token": "1", "shared": "2", "unrelated": "3"})
+    servers = {
+        "a": {**TIME_SERVER, "env": {"T": "keyring:a-token", "S": "keyring:shared"}},
+        "b": {**TIME_SERVER, "env": {"S": "keyring:shared"}},
+    }
+    async with core_harness(NOTHING) as h, mcp_servers(h, servers, keyring=keyring) as running:
+        config = running.remove_server("a")
+        assert [server.name for server in config.servers] == ["b"]
+        await h.events.wait_for(
+            McpServerStatusChanged,
+            lambda e: e.server == "a" and e.status is ServerStatus.STOPPED,
+            within_s=10,
+        )
+        await running.aclose()  # waits for the forgetting too
+        assert keyring == {"shared": "2", "unrelated": "3"}
+        assert not any(tool.name.startswith("a__") for tool in h.tools.tools)

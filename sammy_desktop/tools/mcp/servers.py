@@ -29,7 +29,7 @@ from sammy_desktop.tools.mcp.config import (
 from sammy_desktop.tools.mcp.definition import McpToolDefinition, McpToolInfo, build_definition
 from sammy_desktop.tools.mcp.events import McpConfigRead, McpServerStatusChanged
 from sammy_desktop.tools.mcp.naming import name_tools
-from sammy_desktop.tools.mcp.server import McpServer, RestartPolicy, SecretLookup
+from sammy_desktop.tools.mcp.server import McpServer, SecretLookup, ServerPolicy
 from sammy_desktop.tools.registry import RegistrationProblem
 
 __all__ = ["McpServers", "ToolSource", "source_name"]
@@ -79,15 +79,15 @@ class McpServers:
         tools: ToolSource,
         bus: EventBus,
         secrets: SecretLookup,
-        policy: RestartPolicy | None = None,
+        policy: ServerPolicy | None = None,
     ) -> None:
         self.config_file = config_file
         self._tools = tools
         self._bus = bus
         self._secrets = secrets
-        self._policy = policy or RestartPolicy()
+        self._policy = policy or ServerPolicy()
         self._servers: dict[str, McpServer] = {}
-        self._config = McpConfig()
+        self._config = config_file.load()  # what Settings shows until the servers start
         self._statuses: dict[str, McpServerStatusChanged] = {}
         self._tool_problems: dict[str, tuple[str, ...]] = {}
         self._started = False
@@ -146,14 +146,18 @@ class McpServers:
         self._config = config
         for problem in config.problems:
             _log.warning("%s", problem.message)
+        if self._started:
+            self._apply(config)
+        # Last: whoever shows the file sees the servers' tools as they now are.
         self._bus.emit(
             McpConfigRead(
                 servers=tuple(server.name for server in config.servers),
                 problems=config.problems,
             )
         )
-        if not self._started:
-            return config
+        return config
+
+    def _apply(self, config: McpConfig) -> None:
         wanted = {server.name: server for server in config.servers}
         for name, running in list(self._servers.items()):
             if name not in wanted:
@@ -168,7 +172,6 @@ class McpServers:
         for name, server_config in wanted.items():
             if name not in self._servers:
                 self._launch(server_config)
-        return config
 
     def _launch(self, server_config: ServerConfig) -> None:
         server = McpServer(
@@ -226,6 +229,7 @@ class McpServers:
                         policy=server.config.confirm,
                         timeout_s=server.call_timeout_s,
                         call=server.call,
+                        confirm_timeout_s=server.policy.confirm_timeout_s,
                     )
                 )
             except ToolDefinitionError as error:
@@ -249,8 +253,19 @@ class McpServers:
         return self.reload()
 
     def remove_server(self, name: str) -> McpConfig:
-        """Remove a server, stop it and take its tools away."""
-        self.config_file.remove_server(name)
+        """Remove a server, stop it, take its tools away, forget the secrets only it used."""
+        removed = self._config.server(name)
+        config = self.config_file.remove_server(name)
+        if removed is not None:
+            still_used = {secret for server in config.servers for secret in server.secret_names()}
+            orphaned = [s for s in removed.secret_names() if s not in still_used]
+            forget = getattr(self._secrets, "delete_secret", None)
+            if orphaned and forget is not None:
+                task = asyncio.get_running_loop().create_task(
+                    _forget(forget, orphaned), name=f"mcp-forget-{name}"
+                )
+                self._stopping.add(task)
+                task.add_done_callback(self._stopping.discard)
         return self.reload()
 
     def set_confirm(self, name: str, policy: ConfirmPolicy) -> McpConfig:
@@ -262,6 +277,14 @@ class McpServers:
         """Write ``servers`` as the whole ``mcpServers`` (an import's merge) and apply it."""
         self.config_file.replace_servers(servers)
         return self.reload()
+
+
+async def _forget(delete: Any, names: list[str]) -> None:
+    for secret in names:
+        try:
+            await asyncio.to_thread(delete, secret)
+        except Exception as error:  # noqa: BLE001 - a secret left behind is no failure
+            _log.warning("the keyring secret %r was not removed: %s", secret, error)
 
 
 def _same_but_confirm(new: ServerConfig, old: ServerConfig) -> bool:

@@ -6,7 +6,10 @@ Sections follow UI.md, each page in its own module:
 * ``voice_page``: the model, its voice, and the language;
 * ``talking_page``: talk mode, sensitivity, pre-roll, echo cancellation, the global hotkey;
 * ``devices_page``: microphone and speaker, with a live mic meter and a test tone;
-* ``tools_page``: a switch per tool, grouped by category, "asks first" on risky ones;
+* ``tools_page``: a switch per tool, grouped by category, "asks first" on risky ones
+  (``tool_switch_card``: one tool's card), and the MCP servers (``mcp_servers``: a group
+  per server with its status, switches and policy; ``mcp_add_dialog``: Add server;
+  ``mcp_import``: Import from Claude Desktop);
 * ``privacy_page``: what context may be shared;
 * ``appearance_page``: the theme and closing to the tray;
 * ``about_page``: the version and the app's folders.

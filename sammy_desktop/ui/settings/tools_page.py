@@ -12,6 +12,11 @@ the notes folder (opened in the file manager, made first if it does not exist ye
 generated tool settings (web search, code execution) and the applications the assistant may
 open, edited as ``Name = command`` lines (see :mod:`~sammy_desktop.ui.settings.applications`).
 
+The person's MCP servers (``mcp.json``) follow the built-in tools, each as a group of its own
+with its status, its confirm policy and a switch per tool, switched as every other tool is
+(:mod:`~sammy_desktop.ui.settings.mcp_servers`); their tools are not repeated in the groups
+by category.
+
 Code execution is the Live API's own tool, and no Live model offers it today: with a model
 that does not, its switch is disabled and the page says why (the sentence comes from the
 tool pack, through the ``code_execution_unavailable`` the app passes), and it follows the
@@ -31,6 +36,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 from sammy_desktop.config import Settings
 from sammy_desktop.os_errors import os_error_reason
 from sammy_desktop.tools.kinds import ToolCategory
+from sammy_desktop.tools.mcp.definition import McpToolDefinition
 from sammy_desktop.ui.painted import ToggleSwitch
 from sammy_desktop.ui.settings.applications import (
     ApplicationListError,
@@ -38,12 +44,17 @@ from sammy_desktop.ui.settings.applications import (
     parse_applications,
 )
 from sammy_desktop.ui.settings.fields import text_box
+from sammy_desktop.ui.settings.mcp_servers import McpSection
 from sammy_desktop.ui.settings.page import FieldsPage
 from sammy_desktop.ui.settings.sections import SettingsSection
 from sammy_desktop.ui.settings.session_grants import SessionGrantsCard
+from sammy_desktop.ui.settings.tool_switch_card import ToolInfo, ToolSwitchCard
 
 if TYPE_CHECKING:
+    from sammy_desktop.config.secrets import SecretStore
     from sammy_desktop.core.events import ToolsChanged
+    from sammy_desktop.tools.mcp.events import McpConfigRead, McpServerStatusChanged
+    from sammy_desktop.tools.mcp.servers import McpServers
     from sammy_desktop.ui.confirmation import QtConfirmationPort
     from sammy_desktop.ui.controls import AgentControls, UiTasks
     from sammy_desktop.ui.settings_state import SettingsState
@@ -57,35 +68,6 @@ _CATEGORY_TITLES: Final = {
     ToolCategory.CONTEXT: "Context",
     ToolCategory.SYSTEM: "System",
 }
-
-
-class ToolInfo(Protocol):
-    """What the tools page shows of a tool (``ToolDefinition`` satisfies it)."""
-
-    @property
-    def name(self) -> str:
-        """The function name."""
-        ...
-
-    @property
-    def title(self) -> str:
-        """What the person calls it ("Open a web page")."""
-        ...
-
-    @property
-    def about_for_people(self) -> str:
-        """What it does, in a sentence for the person."""
-        ...
-
-    @property
-    def category(self) -> ToolCategory:
-        """Action, context or system."""
-        ...
-
-    @property
-    def asks_first(self) -> bool:
-        """Whether the person is asked before it acts."""
-        ...
 
 
 class ToolCatalog(Protocol):
@@ -188,19 +170,22 @@ class NotesFolderCard(QFrame):
 
 
 class ToolsPage(FieldsPage):
-    """The tool switches, the notes folder and the tool settings.
+    """The tool switches, the MCP servers, the notes folder and the tool settings.
 
     Args:
         state: the live settings.
-        tasks: runs the agent's coroutine that switches a tool mid-session.
+        tasks: runs the agent's coroutine that switches a tool mid-session, and the
+            keyring's calls.
         tools: the registered tools; the page only has the settings without it.
         controls: the agent, to switch tools mid-session.
         notes_folder: where the notes tools keep their file; no notes card without it.
-        open_folder: shows a folder in the file manager.
+        open_folder: shows a folder (or ``mcp.json``) on the desktop.
         code_execution_unavailable: why the code execution switch does nothing with a
             model, or None when the model offers it (the pack's
             ``code_execution_unavailable_reason``); without it the switch is always on offer.
         confirmations: the confirmation port, whose "always" answers the page lists.
+        mcp: the person's MCP servers; no MCP section without them (MCP unavailable).
+        secrets: where Add server keeps a value the person wants in the keyring.
         parent: the Qt parent.
     """
 
@@ -215,6 +200,8 @@ class ToolsPage(FieldsPage):
         notes_folder: Path | None = None,
         code_execution_unavailable: Callable[[str], str | None] | None = None,
         confirmations: QtConfirmationPort | None = None,
+        mcp: McpServers | None = None,
+        secrets: SecretStore | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(SettingsSection.TOOLS, state, parent)
@@ -223,7 +210,7 @@ class ToolsPage(FieldsPage):
         self._controls = controls
         self._code_execution_unavailable = code_execution_unavailable
         self.tool_switches: dict[str, ToggleSwitch] = {}
-        """Each tool's switch, by tool name."""
+        """Each built-in or plugin tool's switch, by tool name (MCP tools: :attr:`mcp`)."""
         self.plugin_labels: dict[str, QLabel] = {}
         """The "from plugin X" label of each plugin's tool, by tool name."""
         self.session_grants: SessionGrantsCard | None = None
@@ -232,11 +219,20 @@ class ToolsPage(FieldsPage):
         """Whether the last switch reached the running conversation (with tools only)."""
         self.notes_folder: NotesFolderCard | None = None
         """The notes folder's card, when there is a notes folder."""
-        if tools is None or not tools.tools:
+        self.mcp: McpSection | None = None
+        """The MCP servers' groups (with MCP servers only)."""
+        own_tools = [
+            tool
+            for tool in (tools.tools if tools is not None else ())
+            if not isinstance(tool, McpToolDefinition)
+        ]
+        if tools is None or not own_tools:
             self.add_note("No tools are registered.")
+            self._add_mcp(mcp, secrets, open_folder)
             self._add_notes_folder(notes_folder, open_folder)
         else:
-            self._add_tool_cards(tools)
+            self._add_tool_cards(own_tools, tools)
+            self._add_mcp(mcp, secrets, open_folder)
             if confirmations is not None:
                 self.add_group_title("Allowed this session")
                 self.session_grants = SessionGrantsCard(confirmations)
@@ -254,7 +250,7 @@ class ToolsPage(FieldsPage):
         state.changed.connect(self.on_settings_changed)
         self._add_applications()
 
-    def _add_tool_cards(self, tools: ToolCatalog) -> None:
+    def _add_tool_cards(self, own_tools: Sequence[ToolInfo], tools: ToolCatalog) -> None:
         self.add_note(
             "Switch a tool off and the assistant stops using it at once, even mid-"
             "conversation. Tools marked “asks first” wait for your approval each time."
@@ -265,62 +261,48 @@ class ToolsPage(FieldsPage):
         self.tools_status.hide()
         self.body.addWidget(self.tools_status)
         by_category: dict[ToolCategory, list[ToolInfo]] = {}
-        for tool in tools.tools:
+        for tool in own_tools:
             by_category.setdefault(tool.category, []).append(tool)
         for category in sorted(by_category, key=list(ToolCategory).index):
             self.add_group_title(_CATEGORY_TITLES.get(category, str(category).capitalize()))
             for tool in by_category[category]:
                 self.body.addWidget(self._tool_card(tool, tools))
 
-    def _tool_card(self, tool: ToolInfo, catalog: ToolCatalog) -> QFrame:
-        enabled = catalog.is_enabled(tool.name)
-        card = QFrame()
-        card.setObjectName("settingsToolCard")
-        row = QHBoxLayout(card)
-        row.setContentsMargins(14, 12, 14, 12)
-        text = QVBoxLayout()
-        text.setSpacing(4)
-        top = QHBoxLayout()
-        top.setSpacing(8)
-        name = QLabel(tool.title)
-        name.setObjectName("fieldTitle")
-        name.setTextFormat(Qt.TextFormat.PlainText)
-        name.setToolTip(f"Sammy calls it {tool.name}")
-        top.addWidget(name)
-        plugin = catalog.plugin_of(tool.name)
-        if plugin is not None:
-            origin = QLabel(f"from plugin {plugin}")
-            origin.setObjectName("badge")
-            origin.setTextFormat(Qt.TextFormat.PlainText)
-            origin.setToolTip(
-                "Installed with the package " + plugin + ", not part of Sammy. Its tools start "
-                "switched off."
-            )
-            top.addWidget(origin)
-            self.plugin_labels[tool.name] = origin
-        if tool.asks_first:
-            badge = QLabel("asks first")
-            badge.setObjectName("badge")
-            badge.setToolTip("The assistant needs your approval every time it uses this tool.")
-            top.addWidget(badge)
-        top.addStretch(1)
-        text.addLayout(top)
-        about = tool.about_for_people
-        description = QLabel(about)
-        description.setObjectName("fieldDescription")
-        description.setTextFormat(Qt.TextFormat.PlainText)
-        description.setWordWrap(True)
-        text.addWidget(description)
-        row.addLayout(text, 1)
-        switch = ToggleSwitch()
-        switch.setChecked(enabled)
-        confirm = ", asks first" if tool.asks_first else ""
-        switch.setAccessibleName(f"{tool.title} ({tool.category}{confirm})")
-        switch.setAccessibleDescription(about)
-        switch.toggled.connect(lambda on, n=tool.name: self.set_tool_enabled(n, on))
-        row.addWidget(switch, 0, Qt.AlignmentFlag.AlignVCenter)
-        self.tool_switches[tool.name] = switch
+    def _tool_card(self, tool: ToolInfo, catalog: ToolCatalog) -> ToolSwitchCard:
+        card = ToolSwitchCard(
+            tool,
+            enabled=catalog.is_enabled(tool.name),
+            on_toggled=self.set_tool_enabled,
+            plugin=catalog.plugin_of(tool.name),
+        )
+        if card.plugin_label is not None:
+            self.plugin_labels[tool.name] = card.plugin_label
+        self.tool_switches[tool.name] = card.switch
         return card
+
+    def _add_mcp(
+        self,
+        mcp: McpServers | None,
+        secrets: SecretStore | None,
+        open_folder: Callable[[Path], bool],
+    ) -> None:
+        if mcp is None:
+            return
+        self.mcp = McpSection(
+            mcp,
+            self._tasks,
+            secrets=secrets,
+            is_enabled=self._is_enabled,
+            set_tool_enabled=self.set_tool_enabled,
+            open_file=open_folder,
+            guard=self.wheel_guard.guard,
+        )
+        self.body.addWidget(self.mcp)
+
+    def _is_enabled(self, name: str) -> bool:
+        if self._tools is not None:
+            return self._tools.is_enabled(name)
+        return self.settings.is_tool_enabled(name)
 
     def _add_notes_folder(self, folder: Path | None, open_folder: Callable[[Path], bool]) -> None:
         if folder is None:
@@ -383,7 +365,18 @@ class ToolsPage(FieldsPage):
 
     def on_tools_changed(self, event: ToolsChanged) -> None:
         """Say whether the last switch reached the running conversation."""
-        if self.tools_status is None:
-            return
+        if self.tools_status is None or event.source is not None:
+            return  # tools an MCP server brought or took: no switch of the person's
         self.tools_status.setText(f"Saved; applies {tools_change_timing(event)}.")
         self.tools_status.show()
+
+    def on_mcp_status(self, event: McpServerStatusChanged) -> None:
+        """An MCP server's status changed: its group follows."""
+        if self.mcp is not None:
+            self.mcp.on_status(event)
+
+    def on_mcp_config_read(self, event: McpConfigRead) -> None:
+        """``mcp.json`` was read again: the MCP groups and the file's problems follow."""
+        del event  # the servers object holds what was read
+        if self.mcp is not None:
+            self.mcp.refresh()

@@ -3,8 +3,9 @@
 The pages are their own modules (one per section, see the package's docstring); this
 window only holds them, switches between them, and connects them to the rest of the app:
 the bridge feeds the devices page's mic meter and tells the tools page whether a switch
-reached the running conversation, and a saved or removed key is passed on to the app (and
-to Voice & language, whose list of the key's models is then out of date).
+reached the running conversation and how each MCP server is doing, and a saved or removed
+key is passed on to the app (and to Voice & language, whose list of the key's models is
+then out of date).
 Closing only hides the window: every change was applied already.
 """
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from sammy_desktop.config import AppPaths
     from sammy_desktop.config.secrets import SecretStore
     from sammy_desktop.core.ports import ClientFactory
+    from sammy_desktop.tools.mcp.servers import McpServers
     from sammy_desktop.ui.api_key import KeyChecker
     from sammy_desktop.ui.bridge import EventBridge
     from sammy_desktop.ui.confirmation import QtConfirmationPort
@@ -89,6 +91,8 @@ class SettingsWindow(QWidget):
             page.
         confirmations: the confirmation port; the Tools page lists its "always" answers,
             each revocable.
+        mcp: the person's MCP servers, a group each on the Tools page (their status comes
+            through the bridge); None when MCP is unavailable.
         parent: the Qt parent.
     """
 
@@ -117,6 +121,7 @@ class SettingsWindow(QWidget):
         client_factory: ClientFactory | None = None,
         code_execution_unavailable: Callable[[str], str | None] | None = None,
         confirmations: QtConfirmationPort | None = None,
+        mcp: McpServers | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent, Qt.WindowType.Window)
@@ -151,6 +156,8 @@ class SettingsWindow(QWidget):
             open_folder=open_folder,
             code_execution_unavailable=code_execution_unavailable,
             confirmations=confirmations,
+            mcp=mcp,
+            secrets=secrets,
         )
         self.privacy_page = PrivacyPage(settings_state, paths=paths)
         self.appearance_page = AppearancePage(settings_state)
@@ -187,6 +194,8 @@ class SettingsWindow(QWidget):
             self._bridge.output_level.connect(self.devices_page.speaker_meter.set_dbfs)
             self._bridge.audio_devices_changed.connect(self.devices_page.on_devices_changed)
             self._bridge.tools_changed.connect(self.tools_page.on_tools_changed)
+            self._bridge.mcp_server_status_changed.connect(self.tools_page.on_mcp_status)
+            self._bridge.mcp_config_read.connect(self.tools_page.on_mcp_config_read)
         close = QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self)
         close.activated.connect(self.close)
         escape = QShortcut(QKeySequence("Esc"), self)
