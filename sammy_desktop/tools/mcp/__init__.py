@@ -26,7 +26,7 @@ from sammy_desktop.tools.mcp.config import (
 )
 from sammy_desktop.tools.mcp.definition import McpToolDefinition, McpToolInfo
 from sammy_desktop.tools.mcp.events import McpConfigRead, McpServerStatusChanged, ServerStatus
-from sammy_desktop.tools.mcp.server import McpServer, RestartPolicy
+from sammy_desktop.tools.mcp.server import McpServer, ServerPolicy
 from sammy_desktop.tools.mcp.servers import McpServers, default_config_file, source_name
 
 __all__ = [
@@ -42,8 +42,8 @@ __all__ = [
     "McpServers",
     "McpToolDefinition",
     "McpToolInfo",
-    "RestartPolicy",
     "ServerConfig",
+    "ServerPolicy",
     "ServerStatus",
     "StdioTransport",
     "claude_desktop_config_path",

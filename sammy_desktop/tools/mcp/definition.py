@@ -245,6 +245,7 @@ def build_definition(
     policy: ConfirmPolicy,
     timeout_s: float,
     call: McpCall,
+    confirm_timeout_s: float = 60.0,
 ) -> McpToolDefinition:
     """The tool definition for one MCP tool.
 
@@ -255,6 +256,7 @@ def build_definition(
         policy: the server's confirm policy.
         timeout_s: how long a call may take before it is cancelled at the server.
         call: sends the call to the server.
+        confirm_timeout_s: how long the question waits for the person (no answer is no).
 
     Raises:
         ToolDefinitionError: the schema cannot be declared to the Live API (the message
@@ -290,6 +292,7 @@ def build_definition(
         timeout_s=timeout_s,
         requires_confirmation=_asks_first(info, policy),
         confirmation_prompt=prompt,
+        confirmation_timeout_s=confirm_timeout_s,
         title=title,
         about=_description(info, server).split("\n\n")[0][:200],
         server=server,

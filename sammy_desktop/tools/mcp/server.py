@@ -7,15 +7,15 @@
   the environment is the SDK's short safe list plus the entry's ``env``, never the app's API
   key); an HTTP server is connected to with the entry's ``headers``. ``keyring:NAME``
   values are read from the keyring first, off the event loop. The handshake and the first
-  ``tools/list`` must finish within :attr:`RestartPolicy.start_timeout_s`.
-* **Watch.** A probe every :attr:`RestartPolicy.ping_every_s` (answered within
-  :attr:`RestartPolicy.ping_timeout_s`): ``ping`` on a handshake-era connection, a fresh
+  ``tools/list`` must finish within :attr:`ServerPolicy.start_timeout_s`.
+* **Watch.** A probe every :attr:`ServerPolicy.ping_every_s` (answered within
+  :attr:`ServerPolicy.ping_timeout_s`): ``ping`` on a handshake-era connection, a fresh
   ``tools/list`` on a 2026-07-28 one (which removed ``ping``), tells a hung or vanished
   server; a call that finds the connection closed, or a change stream that is lost, says so
   at once. Either way the server is restarted.
-* **Restart.** With backoff (:class:`RestartPolicy`); meanwhile its tools stay declared and
+* **Restart.** With backoff (:class:`ServerPolicy`); meanwhile its tools stay declared and
   answer "the MCP server X is restarting" at once. A server that never became ready after
-  :attr:`RestartPolicy.attempts_before_failed` tries, or whose command does not exist, is
+  :attr:`ServerPolicy.attempts_before_failed` tries, or whose command does not exist, is
   FAILED with the reason until ``mcp.json`` changes or the person restarts it.
 * **Tools.** Listed at every start and again when the server says they changed (legacy
   ``notifications/tools/list_changed`` through the message handler, or a 2026-07-28
@@ -24,7 +24,7 @@
   the service's ``toolCallCancellation``) makes the SDK send ``notifications/cancelled`` to
   the server.
 * **Stop.** The connection is closed in the task that opened it, within
-  :attr:`RestartPolicy.stop_timeout_s`; the SDK waits for the child, then kills its tree.
+  :attr:`ServerPolicy.stop_timeout_s`; the SDK waits for the child, then kills its tree.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 
     from sammy_desktop.eventbus import EventBus
 
-__all__ = ["McpServer", "RestartPolicy", "SecretLookup", "ServerStartError", "tool_infos"]
+__all__ = ["McpServer", "SecretLookup", "ServerPolicy", "ServerStartError", "tool_infos"]
 
 _log = logging.getLogger(__name__)
 
@@ -82,8 +82,8 @@ class ServerStartError(RuntimeError):
 
 
 @dataclass(frozen=True, slots=True)
-class RestartPolicy:
-    """How a server is started, watched and started again (seconds)."""
+class ServerPolicy:
+    """How a server is started, watched, started again, and how long its calls may take (s)."""
 
     start_timeout_s: float = 30.0
     ping_every_s: float = 15.0
@@ -97,6 +97,8 @@ class RestartPolicy:
     stop_timeout_s: float = 8.0
     call_timeout_s: float = 60.0
     """How long a call may run before it is cancelled at the server (``"timeout"`` overrides)."""
+    confirm_timeout_s: float = 60.0
+    """How long a question about a call waits for the person; no answer is no."""
 
     def delay(self, failures: int) -> float:
         """The pause before the start after ``failures`` failures in a row."""
@@ -148,14 +150,14 @@ class McpServer:
         bus: EventBus,
         secrets: SecretLookup,
         on_tools: ToolsListed,
-        policy: RestartPolicy | None = None,
+        policy: ServerPolicy | None = None,
         config_dir: Path | None = None,
     ) -> None:
         self.config = config
         self._bus = bus
         self._secrets = secrets
         self._on_tools = on_tools
-        self.policy = policy or RestartPolicy()
+        self.policy = policy or ServerPolicy()
         self._config_dir = config_dir
         self._client: Client | None = None
         self._status = ServerStatus.STOPPED
