@@ -135,7 +135,9 @@ def _answer_sentences(action: AnswerIntents, context: TurnContext) -> str:
         templates = () if intent is None else (intent.say if ok else intent.say_failed)
         sentence = fill_first(templates, scope)
         if sentence is None:
-            sentence = _plain_success(response.name, value) if ok else _plain_failure(response.name)
+            sentence = (
+                _plain_success(response.name, value) if ok else _plain_failure(response.name, value)
+            )
         sentences.append(sentence)
     return " ".join(sentences)
 
@@ -160,8 +162,11 @@ def _plain_success(name: str, value: Any) -> str:
     return _cut(f"{title} answered: {'; '.join(values)}.")
 
 
-def _plain_failure(name: str) -> str:
-    return f"Sorry, {spoken_name(name)} did not work this time."
+def _plain_failure(name: str, error: Any) -> str:
+    problems = error.get("problems", ()) if isinstance(error, Mapping) else ()
+    if any("did not allow" in str(problem) for problem in problems):
+        return "All right, I won't do that without your yes."
+    return f"Sorry, “{spoken_name(name)}” did not work this time."
 
 
 def _leaves(value: Any) -> Iterable[str]:
