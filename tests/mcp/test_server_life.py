@@ -3,6 +3,8 @@ a killed server is restarted and works again; stopping ends every child process.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import signal
 import uuid
@@ -14,7 +16,7 @@ from sammy_desktop.sim import Scenario
 from sammy_desktop.tools.events import ToolSetChanged
 from sammy_desktop.tools.mcp import McpConfigRead, McpServerStatusChanged, ServerStatus
 from tests.core.conftest import HarnessFactory
-from tests.mcp.conftest import TIME_SERVER, KeyringSecrets, McpFactory
+from tests.mcp.conftest import FAST_RESTARTS, TIME_SERVER, KeyringSecrets, McpFactory
 
 NOTHING = Scenario(turns=[])
 
@@ -190,3 +192,40 @@ async def test_removing_a_server_forgets_the_secrets_only_it_used(
         await running.aclose()  # waits for the forgetting too
         assert keyring == {"shared": "2", "unrelated": "3"}
         assert not any(tool.name.startswith("a__") for tool in h.tools.tools)
+
+
+async def test_a_hung_server_is_restarted_and_its_tools_say_so_meanwhile(
+    core_harness: HarnessFactory, mcp_servers: McpFactory
+) -> None:
+    marker = uuid.uuid4().hex
+    policy = dataclasses.replace(FAST_RESTARTS, ping_timeout_s=1.0, first_retry_s=3.0)
+    async with (
+        core_harness(NOTHING) as h,
+        mcp_servers(h, {"time": _marked(marker)}, policy=policy) as running,
+    ):
+        [pid] = _processes_with(marker)
+        os.kill(pid, signal.SIGSTOP)  # alive, but it answers nothing any more
+        try:
+            restarting = await h.events.wait_for(
+                McpServerStatusChanged,
+                lambda e: e.status is ServerStatus.RESTARTING,
+                within_s=15,
+            )
+            assert "stopped answering" in restarting.detail
+            server = running.server("time")
+            assert server is not None
+            meanwhile = await server.call("get_current_time", {"timezone": "Asia/Tokyo"})
+            assert not meanwhile.ok
+            assert "is restarting" in meanwhile.problems[0]
+            await h.events.wait_for(
+                McpServerStatusChanged,
+                lambda e: e.status is ServerStatus.READY,
+                count=2,
+                within_s=30,
+            )
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+        # The hung process was ended, not left behind.
+        assert pid not in _processes_with(marker)
+        assert (await server.call("get_current_time", {"timezone": "Asia/Tokyo"})).ok
