@@ -45,6 +45,7 @@ from sammy_desktop.core.events import (
     ErrorRaised,
     SessionEnded,
     SessionStarted,
+    Speaker,
 )
 from sammy_desktop.core.failures import what_to_do
 from sammy_desktop.core.history import ConversationHistory
@@ -272,11 +273,22 @@ class AgentCore:
 
     # ------------------------------------------------------------------ the session
 
-    async def start(self) -> None:
+    async def start(
+        self,
+        *,
+        earlier: Sequence[tuple[Speaker, str]] = (),
+        continues: str | None = None,
+    ) -> None:
         """Open a new conversation: a history file, then the connection (in the background).
 
         Returns at once; watch the StateChanged events (Connecting, then Ready or Error).
         Calling it while a session runs does nothing.
+
+        Args:
+            earlier: an earlier conversation's final lines, to continue it: the model gets
+                them as quoted turns right after the setup (never in the system instruction),
+                the newest :data:`~sammy_desktop.core.replay.REPLAY_MAX_CHARS` of them.
+            continues: that conversation's session id, for the history.
         """
         if self.state.is_running:
             return
@@ -295,8 +307,11 @@ class AgentCore:
                 talk_mode=str(self.talk_mode),
                 voice=self._settings.voice,
                 language=self._settings.language,
+                continues=continues,
             )
         )
+        if earlier:
+            self._earlier.seed(earlier)
         self._state.set(AgentState.CONNECTING, "starting")
         self._supervisor.start()
 

@@ -289,6 +289,7 @@ class SessionStarted(Event):
     talk_mode: str = ""
     voice: str = ""
     language: str = ""
+    continues: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

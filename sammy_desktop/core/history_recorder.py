@@ -135,6 +135,7 @@ class HistoryRecorder:
             talk_mode=event.talk_mode,
             voice=event.voice,
             language=event.language,
+            **({"continues": event.continues} if event.continues else {}),
         )
 
     def _transcript(self, event: TranscriptUpdated) -> None:

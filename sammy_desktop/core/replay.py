@@ -144,6 +144,15 @@ class EarlierConversation:
         """What a fresh session on ``model`` is given, or None when nothing was said yet."""
         return plan_replay(self._lines, model, max_chars=self._max_chars)
 
+    def seed(self, lines: Sequence[tuple[Speaker, str]]) -> None:
+        """Start from an earlier conversation's lines (Continue this conversation).
+
+        The new session's first connection gives them to the model as quoted turns, as a
+        fresh session after a lost one does; the newest of them are kept.
+        """
+        for speaker, text in lines:
+            self._transcript(TranscriptUpdated(speaker=speaker, text=text, final=True, turn_id=0))
+
     def _session_started(self, event: SessionStarted) -> None:
         self._lines.clear()
         self._chars = 0

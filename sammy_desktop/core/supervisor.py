@@ -431,8 +431,9 @@ class ConnectionSupervisor:
 
     async def _connect(self, handle: str | None) -> LiveConnection:
         assert self._client is not None
-        fresh_after_loss = handle is None and self._was_connected
-        history = self._host.earlier_conversation() if fresh_after_loss else None
+        # A fresh session (no handle) gets the conversation so far: after a lost one, or
+        # the earlier conversation being continued (nothing, for a new one).
+        history = self._host.earlier_conversation() if handle is None else None
         config = self._host.setup_for(handle, history=history)
         connection = LiveConnection(
             self._client, self._host.model(), connect_timeout_s=self._policy.connect_timeout_s

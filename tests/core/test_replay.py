@@ -22,6 +22,7 @@ from sammy_desktop.core.events import (
     TranscriptUpdated,
     TurnStats,
 )
+from sammy_desktop.core.history import read_history
 from sammy_desktop.core.replay import EarlierConversation, history_turns, plan_replay
 from sammy_desktop.core.setup import build_live_config
 from sammy_desktop.eventbus import EventBus
@@ -242,3 +243,47 @@ def test_the_setup_declares_history_but_never_carries_it() -> None:
     assert declared.history_config is not None
     assert declared.history_config.initial_history_in_client_content is True
     assert declared.system_instruction == plain.system_instruction
+
+
+# ---------------------------------------------------------------- continuing a conversation
+
+
+@pytest.mark.parametrize("model", FAMILIES)
+async def test_continuing_a_conversation_gives_its_turns_first_then_the_new_answer(
+    core_harness: HarnessFactory, model: str
+) -> None:
+    """Continue this conversation (issue 22): a new session whose first connection hears the
+    earlier transcript as quoted turns, and then answers what is said next, only that."""
+    earlier = [
+        (Speaker.USER, "what is the capital of Portugal"),
+        (Speaker.ASSISTANT, "Lisbon."),
+    ]
+    settings = Settings(model=model, talk_mode=TalkMode.PUSH_TO_TALK)
+    async with core_harness(SCENARIO, settings=settings) as h:
+        await h.core.start(earlier=earlier, continues="old-session-1")
+        await h.events.wait_state(AgentState.READY)
+        [history] = await h.sim.recorder.wait_for(Received.HISTORY)
+        turns = [(turn["role"], turn["text"]) for turn in history.data["turns"]]
+        assert turns[:2] == [("user", "what is the capital of Portugal"), ("model", "Lisbon.")]
+        [setup] = h.sim.recorder.events(Received.SETUP)
+        assert "Lisbon" not in _system_instruction(setup)
+        assert h.events.one(SessionStarted).continues == "old-session-1"
+        assert h.core.send_text("and of Spain")
+        await h.events.wait_for(TurnStats)
+        answers = [
+            e.data["serverContent"]["outputTranscription"]["text"]
+            for e in h.sim.recorder.sent("serverContent")
+            if "outputTranscription" in e.data["serverContent"]
+        ]
+        assert answers == ["You said: and of Spain"]
+        # The new session's history file says what it continues.
+        records = [r for r in read_history(h.history.path) if r["type"] == "session_started"]
+        assert records[0]["continues"] == "old-session-1"
+
+
+async def test_a_new_conversation_sends_no_history(core_harness: HarnessFactory) -> None:
+    async with core_harness(SCENARIO) as h:
+        await h.ready()
+        assert h.core.send_text("hi")
+        await h.events.wait_for(TurnStats)
+        assert h.sim.recorder.events(Received.HISTORY) == []
