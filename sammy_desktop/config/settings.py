@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from sammy_desktop.config.prices import TokenPrices
+
 __all__ = [
     "KEEP_READY_S",
     "SCHEMA_VERSION",
@@ -400,6 +402,16 @@ class Settings(BaseModel):
         description="The speakers or headphones Sammy answers through. System default "
         "follows your computer's sound settings.",
         json_schema_extra=_section("Audio devices"),
+    )
+
+    # -- Usage -------------------------------------------------------------------------------
+    token_prices: dict[str, TokenPrices] = Field(
+        default_factory=dict,
+        title="Your token prices",
+        description="Model id -> your rates in US$ per million tokens (text and audio, input "
+        "and output), for the cost estimate; a model not listed uses Sammy's price table, "
+        "and has no estimate when the table has no row for it.",
+        json_schema_extra=_section("Account"),
     )
 
     # -- Tools -------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +167,9 @@ class TurnStats(Event):
         prompt_tokens: input tokens reported by the service for the turn.
         response_tokens: output tokens reported for the turn.
         total_tokens: all tokens reported for the turn.
+        prompt_by_modality: the input tokens by modality (``AUDIO``, ``TEXT``...) where the
+            service's ``promptTokensDetails`` gave them; empty where it did not.
+        response_by_modality: the output tokens by modality (``responseTokensDetails``).
     """
 
     turn_id: int
@@ -177,6 +180,8 @@ class TurnStats(Event):
     prompt_tokens: int
     response_tokens: int
     total_tokens: int
+    prompt_by_modality: Mapping[str, int] = field(default_factory=dict)
+    response_by_modality: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,12 +273,19 @@ class ErrorRaised(Event):
 
 @dataclass(frozen=True, slots=True)
 class UsageUpdated(Event):
-    """Token counts from the service's usageMetadata; ``session_total`` accumulates."""
+    """Token counts from one usageMetadata of the service; ``session_total`` accumulates.
+
+    The Live API bills each turn's whole context again (field reports, docs/live-service.md
+    R4): what a session costs is the sum of these, not the last one.
+    """
 
     prompt_tokens: int
     response_tokens: int
     total_tokens: int
     session_total: int
+    turn_id: int = 0
+    prompt_by_modality: Mapping[str, int] = field(default_factory=dict)
+    response_by_modality: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

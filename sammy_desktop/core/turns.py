@@ -10,8 +10,8 @@ injected monotonic clock.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from sammy_desktop.core.events import Speaker, TranscriptUpdated, TurnStats, UsageUpdated
 from sammy_desktop.eventbus import EventBus
@@ -60,6 +60,8 @@ class Turn:
     prompt_tokens: int = 0
     response_tokens: int = 0
     total_tokens: int = 0
+    prompt_by_modality: dict[str, int] = field(default_factory=dict)
+    response_by_modality: dict[str, int] = field(default_factory=dict)
     completed: bool = False
     answered: bool = False
 
@@ -84,6 +86,8 @@ class Turn:
             prompt_tokens=self.prompt_tokens,
             response_tokens=self.response_tokens,
             total_tokens=self.total_tokens,
+            prompt_by_modality=dict(self.prompt_by_modality),
+            response_by_modality=dict(self.response_by_modality),
         )
 
 
@@ -241,6 +245,14 @@ class TurnTracker:
         turn.prompt_tokens += prompt
         turn.response_tokens += response
         turn.total_tokens += total
+        prompt_by = _by_modality(usage.prompt_tokens_details)
+        response_by = _by_modality(usage.response_tokens_details)
+        for mine, theirs in (
+            (turn.prompt_by_modality, prompt_by),
+            (turn.response_by_modality, response_by),
+        ):
+            for modality, count in theirs.items():
+                mine[modality] = mine.get(modality, 0) + count
         self._session_tokens += total
         self._bus.emit(
             UsageUpdated(
@@ -248,5 +260,19 @@ class TurnTracker:
                 response_tokens=response,
                 total_tokens=total,
                 session_total=self._session_tokens,
+                turn_id=turn.turn_id,
+                prompt_by_modality=prompt_by,
+                response_by_modality=response_by,
             )
         )
+
+
+def _by_modality(details: Sequence[types.ModalityTokenCount] | None) -> dict[str, int]:
+    """``promptTokensDetails`` as modality name -> tokens (``AUDIO``, ``TEXT``...)."""
+    counts: dict[str, int] = {}
+    for detail in details or ():
+        if detail.modality is None or not detail.token_count:
+            continue
+        name = str(getattr(detail.modality, "value", detail.modality)).upper()
+        counts[name] = counts.get(name, 0) + detail.token_count
+    return counts

@@ -17,6 +17,7 @@ current turn has sent so far, which is what the strict profiles' ordering rules 
 
 from __future__ import annotations
 
+import math
 import re
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -289,6 +290,15 @@ class TurnOutput:
                     output_audio_s=turn.audio_seconds,
                 )
                 usage = _usage_metadata(prompt, response, prompt + response)
+                # The service's breakdown by modality (R4): the microphone's seconds as
+                # AUDIO, the rest (typed text, the setup) as TEXT; an audio answer's AUDIO.
+                audio_in = min(prompt, math.ceil(turn.input_audio_s * 32))
+                usage["promptTokensDetails"] = [
+                    {"modality": modality, "tokenCount": count}
+                    for modality, count in (("TEXT", prompt - audio_in), ("AUDIO", audio_in))
+                    if count
+                ]
+                usage["responseTokensDetails"] = [{"modality": "AUDIO", "tokenCount": response}]
             message["usageMetadata"] = usage
         turn.completed = True
         turn.usage = None

@@ -41,6 +41,7 @@ _CUSTOM_FIELDS: Final = frozenset(
         "enabled_tools",
         "privacy",
         "history_retention",  # under its own title on the Privacy page
+        "token_prices",  # the Account page's own editor
     }
 )
 
