@@ -262,6 +262,10 @@ class HistoryRecorder:
             tool_calls=event.tool_calls,
             reconnects=event.reconnects,
             total_tokens=event.total_tokens,
+            prompt_tokens=event.prompt_tokens,
+            response_tokens=event.response_tokens,
+            prompt_by_modality=dict(event.prompt_by_modality),
+            response_by_modality=dict(event.response_by_modality),
         )
 
     def _code_executed(self, event: CodeExecuted) -> None:
