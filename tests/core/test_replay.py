@@ -277,7 +277,10 @@ async def test_continuing_a_conversation_gives_its_turns_first_then_the_new_answ
         ]
         assert answers == ["You said: and of Spain"]
         # The new session's history file says what it continues.
-        records = [r for r in read_history(h.history.path) if r["type"] == "session_started"]
+        path = h.history.path
+        assert path is not None
+        await h.history.flush()
+        records = [r for r in read_history(path) if r["type"] == "session_started"]
         assert records[0]["continues"] == "old-session-1"
 
 

@@ -43,7 +43,10 @@ async def test_each_turns_tokens_match_what_the_service_reported(
         assert h.events.of(UsageUpdated)[-1].session_total == sum(
             u["totalTokenCount"] for u in reported
         )
-        records = [r for r in read_history(h.history.path) if r["type"] == "turn_stats"]
+        path = h.history.path
+        assert path is not None
+        await h.history.flush()
+        records = [r for r in read_history(path) if r["type"] == "turn_stats"]
         assert [r["prompt_by_modality"] for r in records] == [
             s.prompt_by_modality for s in h.events.of(TurnStats)
         ]
