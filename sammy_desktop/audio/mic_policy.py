@@ -193,6 +193,11 @@ class MicrophonePolicy:
         self._talking = False
         self._after_turn()
 
+    async def settled(self) -> None:
+        """Wait until every open and close asked for so far has run."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
     # -- the settings -----------------------------------------------------------------
 
     def set_mode(self, mode: MicBetweenTurns) -> None:
@@ -220,7 +225,8 @@ class MicrophonePolicy:
         if self.kept_open:
             if not self._capture.is_open or self._change is not None:
                 self._change_stream(self._open_kept)
-        elif self._capture.is_open:
+        elif self._capture.is_open or self._change is not None:
+            # An open still under way counts: the close runs after it, or it would stay open.
             if self._mode is MicBetweenTurns.KEEP_READY:
                 self._close_later()
             else:

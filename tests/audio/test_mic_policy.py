@@ -203,6 +203,23 @@ async def test_switching_the_mode_takes_effect_at_once(bus: EventBus, events: Ev
         await engine.stop()
 
 
+async def test_closing_while_the_stream_is_still_opening_closes_it(
+    bus: EventBus, events: EventLog
+) -> None:
+    """A switch back to *close at once* while the *always ready* open is under way (seen
+    on a loaded machine): the close waits for the open and then closes; nothing stays open."""
+    engine, _collector, _turns = make_engine(bus, MicBetweenTurns.CLOSE, ManualScheduler())
+    await engine.start()
+    try:
+        engine.set_mic_between_turns(MicBetweenTurns.ALWAYS_READY)
+        engine.set_mic_between_turns(MicBetweenTurns.CLOSE)  # before the open has finished
+        await wait_capture_streams(0)
+        await engine.microphone.settled()
+        assert await capture_streams_of_self() == 0
+    finally:
+        await engine.stop()
+
+
 async def test_hands_free_keeps_the_stream_open_as_before(bus: EventBus) -> None:
     engine = AudioEngine(bus, hands_free=True)
     collector = BlockCollector()
