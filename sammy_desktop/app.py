@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 
 from sammy_desktop import __version__
 from sammy_desktop.app_logging import RedactingFilter, configure_logging
+from sammy_desktop.archive.cli import COMMAND as HISTORY_COMMAND
+from sammy_desktop.archive.cli import add_history_command, run_history_command
 from sammy_desktop.config import AppPaths, Settings
 from sammy_desktop.config.secrets import SecretStore
 from sammy_desktop.config.store import SettingsStore
@@ -100,6 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep settings, data and logs in DIR (a profile folder) instead of the "
         "platform's standard folders",
     )
+    # Optional: without a command the app starts, and every flag above works as before.
+    commands = parser.add_subparsers(
+        dest="command", metavar="COMMAND", help="instead of opening the window: history"
+    )
+    add_history_command(commands)
     return parser
 
 
@@ -329,6 +336,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     redactor = configure_logging(args.log_level, paths.log_file)
     _log.info("Sammy Desktop %s starting; files in %s", __version__, paths.config_dir)
+
+    if args.command == HISTORY_COMMAND:
+        return run_history_command(args, paths)  # no window, no audio, no keyring
 
     if args.self_test:
         from sammy_desktop.selftest import run_self_test

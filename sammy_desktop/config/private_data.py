@@ -49,6 +49,10 @@ _POSIX: Final = os.name == "posix"
 
 # What the history and the escalation tool write, and their temporary files.
 _HISTORY_PATTERNS: Final = ("*.jsonl",)
+SEARCH_INDEX_PATTERNS: Final = ("index.sqlite3", "index.sqlite3-*")
+"""The history's search index (sammy_desktop/archive) and SQLite's journal files beside it:
+a copy of every word of the history files, so it goes whenever any of them goes (it is
+rebuilt from the files that are left the next time it is read)."""
 _ESCALATION_PATTERNS: Final = ("esc-*.json", "esc-*.json.tmp")
 
 
@@ -172,6 +176,7 @@ def prune_expired(paths: AppPaths, keep_days: int | None, now: datetime) -> Dele
             continue
     result = _delete(expired)
     if result.deleted:
+        _forget_search_index(paths)
         _log.info(
             "deleted %d history and escalation file(s) older than %d days",
             result.deleted,
@@ -183,5 +188,18 @@ def prune_expired(paths: AppPaths, keep_days: int | None, now: datetime) -> Dele
 def delete_history(paths: AppPaths) -> DeletedFiles:
     """Delete every history and escalation file (Settings > Privacy, "Delete all history")."""
     result = _delete(history_files(paths))
+    _forget_search_index(paths)
     _log.info("deleted all history: %d file(s), %d failed", result.deleted, len(result.failed))
     return result
+
+
+def _forget_search_index(paths: AppPaths) -> None:
+    """Delete the history's search index: what the deleted files said must not stay in it."""
+    for pattern in SEARCH_INDEX_PATTERNS:
+        try:
+            found = [p for p in paths.history_dir.glob(pattern) if p.is_file()]
+        except OSError:
+            continue
+        failed = _delete(found).failed
+        for path in failed:
+            _log.warning("the history's search index %s could not be deleted", path)
