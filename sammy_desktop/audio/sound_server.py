@@ -216,6 +216,10 @@ class DeviceWatch:
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._pulse: Any = None
+        # Held while the stopping thread wakes the client and while the watch thread lets go
+        # of it: a wake-up of a client already closed is a use after free in libpulse (a
+        # segfault, seen in CI).
+        self._pulse_lock = threading.Lock()
         self._pending: asyncio.TimerHandle | None = None
         self._was_connected = False
         self.connected = threading.Event()
@@ -245,10 +249,11 @@ class DeviceWatch:
         # event_listen_stop() does nothing when it comes before the listen has begun, so it
         # is repeated until the thread ends (pulsectl's own advice).
         while thread.is_alive():
-            pulse = self._pulse
-            if pulse is not None:
-                with contextlib.suppress(Exception):
-                    pulse.event_listen_stop()
+            with self._pulse_lock:
+                pulse = self._pulse
+                if pulse is not None:
+                    with contextlib.suppress(Exception):
+                        pulse.event_listen_stop()
             thread.join(0.05)
 
     def _run(self) -> None:
@@ -272,7 +277,8 @@ class DeviceWatch:
         try:
             pulse.event_mask_set("sink", "source", "server")
             pulse.event_callback_set(self._on_event)
-            self._pulse = pulse
+            with self._pulse_lock:
+                self._pulse = pulse
             self.connected.set()
             if self._was_connected:
                 self._notify()  # a server that came back brings its devices
@@ -280,8 +286,9 @@ class DeviceWatch:
             while not self._stopping.is_set():
                 pulse.event_listen(timeout=5.0)
         finally:
-            self._pulse = None
-            pulse.close()
+            with self._pulse_lock:
+                self._pulse = None
+            pulse.close()  # nobody can wake it any more
 
     def _on_event(self, event: Any) -> None:
         # Runs on the watch thread inside libpulse's loop: no pulse calls here.
