@@ -34,12 +34,15 @@ from sammy_desktop.tools.mcp import McpServers, default_config_file
 from sammy_desktop.voice_controls import EarconPlayer, SilentSink, VoiceControls
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from PySide6.QtWidgets import QApplication
 
     from sammy_desktop.app import AppContext, QuitSignal
     from sammy_desktop.audio import AudioDevice, AudioEngine
     from sammy_desktop.core.key_check import KeyCheck
     from sammy_desktop.ui import MainWindow
+    from sammy_desktop.ui.history import HistoryWindow
 
 __all__ = ["DesktopApp", "LaunchOptions"]
 
@@ -228,6 +231,7 @@ class DesktopApp:
         )
         window.settings_requested.connect(self.settings_window.open_section)
         window.demo_mode_changed.connect(self.settings_window.account_page.set_demo_mode)
+        self.history_window = self._build_history_window(window)
         # The optional global talk hotkey; it starts in run(), once the loop runs.
         self.hotkey = ui.GlobalHotkey(self.settings_state, self.tasks, parent=self._app)
         self.hotkey.pressed.connect(window.on_hotkey_pressed)
@@ -238,6 +242,28 @@ class DesktopApp:
         window.set_tray_available(self.tray.available())
         self.tray.show()
         return window
+
+    def _build_history_window(self, window: MainWindow) -> HistoryWindow:
+        """The History window (Ctrl+H): the history folder's conversations, and Continue."""
+        from sammy_desktop.archive import HistoryArchive
+        from sammy_desktop.ui.history import HistoryWindow
+
+        history = HistoryWindow(
+            HistoryArchive.for_paths(self._context.paths),
+            self.theme,
+            self.tasks,
+            controls=self.controls,
+            settings_state=self.settings_state,
+            live_history=self._live_history_file,
+            bridge=self.bridge,
+        )
+        window.history_requested.connect(history.open_window)
+        history.continued.connect(window.show_continuing)
+        return history
+
+    def _live_history_file(self) -> Path | None:
+        """The file of the conversation being written now (it cannot be deleted)."""
+        return self.history.path if self.agent.state.is_running else None
 
     def _connect_signals(self) -> None:
         from sammy_desktop.audio import PlaybackDrained
@@ -320,6 +346,7 @@ class DesktopApp:
         """Stop everything in the reverse order it was built, each part time-limited."""
         self.window.close_for_quit()
         self.settings_window.close()
+        self.history_window.close()
         self.tray.hide()
         stopped = self.timers.shutdown()
         if stopped:

@@ -18,15 +18,20 @@ from sammy_desktop.config import TalkMode
 from sammy_desktop.wire_audio import OUTPUT_RATE, SAMPLE_WIDTH
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
     from sammy_desktop.audio import AudioEngine
     from sammy_desktop.core import AgentCore, AgentState
+    from sammy_desktop.core.events import Speaker
     from sammy_desktop.ui import Assets
 
-__all__ = ["EarconPlayer", "SilentSink", "VoiceControls"]
+__all__ = ["CONTINUED_ELSEWHERE", "EarconPlayer", "SilentSink", "VoiceControls"]
 
 _log = logging.getLogger(__name__)
+
+CONTINUED_ELSEWHERE = "you continued an earlier conversation"
+"""Why a conversation ended when the person continued another one from the History window."""
 
 
 class VoiceControls:
@@ -54,6 +59,19 @@ class VoiceControls:
     async def stop(self) -> None:
         """Close the conversation."""
         await self._agent.stop()
+
+    async def continue_conversation(
+        self, earlier: Sequence[tuple[Speaker, str]], *, continues: str
+    ) -> None:
+        """End the conversation running, if any, and start one that continues ``continues``.
+
+        The model hears ``earlier`` (that conversation's final lines) as its history before
+        anything new is said (``AgentCore.start``); the new session's history names the
+        one it continues.
+        """
+        if self._agent.state.is_running:
+            await self._agent.end_session(CONTINUED_ELSEWHERE)
+        await self._agent.start(earlier=earlier, continues=continues)
 
     async def end_session(self, reason: str) -> None:
         """End the conversation for good."""

@@ -1,23 +1,24 @@
 """What the widgets ask of the agent, as a Protocol, and how they run its coroutines.
 
 The real :class:`~sammy_desktop.core.agent.AgentCore` satisfies :class:`AgentControls`
-structurally; tests use a hand-written fake. Some of its methods are coroutines; widgets
-never await in a slot, they hand the coroutine to :class:`UiTasks`, which owns the tasks,
-keeps them referenced, logs their failures and cancels them at shutdown. :func:`can_talk`
-says when the agent takes the person's words.
+structurally; tests use a hand-written fake. :class:`ConversationControls` adds continuing an
+earlier conversation (the History window), which the app's ``VoiceControls`` provides. Some
+of its methods are coroutines; widgets never await in a slot, they hand the coroutine to
+:class:`UiTasks`, which owns the tasks, keeps them referenced, logs their failures and
+cancels them at shutdown. :func:`can_talk` says when the agent takes the person's words.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from typing import Any, Protocol
 
 from sammy_desktop.config import TalkMode
-from sammy_desktop.core.events import AgentState
+from sammy_desktop.core.events import AgentState, Speaker
 
-__all__ = ["AgentControls", "UiTasks", "can_talk"]
+__all__ = ["AgentControls", "ConversationControls", "UiTasks", "can_talk"]
 
 _log = logging.getLogger(__name__)
 
@@ -69,6 +70,25 @@ class AgentControls(Protocol):
 
     async def set_tool_enabled(self, name: str, on: bool) -> bool:
         """Switch a tool on or off, mid-session when possible."""
+        ...
+
+
+class ConversationControls(AgentControls, Protocol):
+    """The agent as the History window drives it: also continuing an earlier conversation.
+
+    The app's :class:`~sammy_desktop.voice_controls.VoiceControls` has it; the bare
+    ``AgentCore`` does not (its ``start`` takes the earlier lines instead).
+    """
+
+    async def continue_conversation(
+        self, earlier: Sequence[tuple[Speaker, str]], *, continues: str
+    ) -> None:
+        """End any conversation running, then start one whose history is ``earlier``.
+
+        Args:
+            earlier: the earlier conversation's final lines, oldest first.
+            continues: that conversation's session id, for the new session's history.
+        """
         ...
 
 

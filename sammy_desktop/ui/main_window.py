@@ -25,8 +25,8 @@ Every connection between them, the bridge and the widgets is made in one place,
 are kept whole here on purpose, so the window reads top to bottom.
 
 Keyboard: Space talks (see ``talk_keys``), Esc stops the assistant speaking (or denies an
-open question), Ctrl+, opens the settings, Ctrl+Q quits. The window never waits on the
-agent: its coroutines run as owned tasks.
+open question), Ctrl+, opens the settings, Ctrl+H the conversation history, Ctrl+Q quits.
+The window never waits on the agent: its coroutines run as owned tasks.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from PySide6.QtWidgets import (
 
 from sammy_desktop.audio.events import MicrophoneInUse, PlaybackDrained
 from sammy_desktop.config import Settings
-from sammy_desktop.core.events import AgentState, SessionStarted
+from sammy_desktop.core.events import AgentState, SessionStarted, TurnStats
 from sammy_desktop.tools.events import ConfirmationRequested
 from sammy_desktop.ui.assets import Assets
 from sammy_desktop.ui.banners import BannerArea
@@ -73,6 +73,7 @@ from sammy_desktop.ui.talk_input import TalkInput
 from sammy_desktop.ui.talk_keys import TalkKeys, types_space
 from sammy_desktop.ui.theme import Palette, ThemeController
 from sammy_desktop.ui.transcript import TranscriptView
+from sammy_desktop.ui.usage import estimate, usage_line
 from sammy_desktop.ui.window_geometry import WindowGeometry
 
 __all__ = ["MainWindow"]
@@ -112,6 +113,9 @@ class MainWindow(QMainWindow):
 
     settings_requested = Signal(str)
     """The person asked for the settings; the argument is a section name or ""."""
+
+    history_requested = Signal()
+    """The person asked for the conversation history (the header's button, Ctrl+H)."""
 
     demo_mode_changed = Signal(bool)
     """The app entered (True) or left (False) the offline demo."""
@@ -242,6 +246,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.bottom_panel)
         self.setCentralWidget(central)
 
+        QWidget.setTabOrder(self.history_button, self.settings_button)
         QWidget.setTabOrder(self.settings_button, self.transcript)
         QWidget.setTabOrder(self.transcript, self.message_input)
         QWidget.setTabOrder(self.message_input, self.send_button)
@@ -266,6 +271,9 @@ class MainWindow(QMainWindow):
         self.state_pill = StatePill(parent)
         self.state_label = self.state_pill.label
         header.add_trailing(self.state_pill)
+        self.history_button = self._tool_button(parent, "Conversation history (Ctrl+H)")
+        self.history_button.setAccessibleName("Conversation history")
+        header.add_trailing(self.history_button)
         self.settings_button = self._tool_button(parent, "Settings (Ctrl+,)")
         self.settings_button.setAccessibleName("Settings")
         header.add_trailing(self.settings_button)
@@ -325,7 +333,7 @@ class MainWindow(QMainWindow):
         meters.addWidget(self.output_meter, 1)
         layout.addLayout(meters)
 
-        self.status_line = StatusLine(panel)
+        self.status_line = StatusLine(panel, settings=lambda: self._settings)
         layout.addWidget(self.status_line)
 
     def _tool_button(self, parent: QWidget, tip: str) -> QToolButton:
@@ -347,6 +355,7 @@ class MainWindow(QMainWindow):
         self.send_button.clicked.connect(session.on_send_text)
         self.conversation_button.clicked.connect(session.on_conversation_clicked)
         self.settings_button.clicked.connect(self.on_settings_clicked)
+        self.history_button.clicked.connect(self.history_requested)
         self.notices.settings_requested.connect(self.settings_requested)
         self.mic_notices.settings_requested.connect(self.settings_requested)
         self.notices.connect_requested.connect(session.on_connect_clicked)
@@ -362,6 +371,8 @@ class MainWindow(QMainWindow):
         quit_shortcut.activated.connect(self._on_quit)
         settings_shortcut = QShortcut(QKeySequence("Ctrl+,"), self)
         settings_shortcut.activated.connect(self.on_settings_clicked)
+        history_shortcut = QShortcut(QKeySequence("Ctrl+H"), self)
+        history_shortcut.activated.connect(self.history_requested)
 
         if self._settings_state is not None:
             self._settings_state.changed.connect(self.on_settings_changed)
@@ -434,6 +445,7 @@ class MainWindow(QMainWindow):
 
         bridge.reconnected.connect(self.status_line.on_reconnected)
         bridge.turn_stats.connect(self.status_line.on_turn_stats)
+        bridge.turn_stats.connect(self.on_turn_stats)
         bridge.usage_updated.connect(self.status_line.on_usage_updated)
 
     # ------------------------------------------------------------------ public API
@@ -516,6 +528,16 @@ class MainWindow(QMainWindow):
     def show_banner_for_settings(self, section: str, text: str, kind: str = "error") -> None:
         """A banner whose action opens the settings at ``section``."""
         self.notices.show_for_settings(section, text, kind)
+
+    def show_continuing(self, words: str) -> None:
+        """A conversation from the history goes on: say so, and bring the window up.
+
+        Args:
+            words: when that conversation was ("Sun 30 Nov 2026, 09:15").
+        """
+        self.show_conversation()
+        self.transcript.add_note(f"Continuing the conversation of {words}")
+        self.show_and_raise()
 
     def close_for_quit(self) -> None:
         """Close the window as part of quitting (does not ask to quit again)."""
@@ -619,10 +641,37 @@ class MainWindow(QMainWindow):
         self._settings = settings
         if "theme" in names:
             self._theme.set_theme(settings.theme)
+        if names & {"model", "token_prices"}:
+            self.status_line.refresh_cost()
+
+    def on_turn_stats(self, event: TurnStats) -> None:
+        """Under the answer, quietly: what the turn used, and what that may have cost.
+
+        ``1,234 tokens (audio 1,100 · text 134) · ≈ $0.0042``; the cost only when a price
+        for the model in use is known (the person's own rates, or Sammy's table).
+        """
+        if event.total_tokens <= 0:
+            return
+        cost = estimate(
+            self._settings.model,
+            self._settings.token_prices,
+            prompt_tokens=event.prompt_tokens,
+            response_tokens=event.response_tokens,
+            prompt_by_modality=event.prompt_by_modality,
+            response_by_modality=event.response_by_modality,
+        )
+        text = usage_line(
+            event.total_tokens, event.prompt_by_modality, event.response_by_modality, cost
+        )
+        tooltip = (
+            cost.tooltip if cost is not None else f"No price known for {self._settings.model}."
+        )
+        self.transcript.show_turn_usage(event.turn_id, text, tooltip)
 
     def on_palette_changed(self, palette: Palette) -> None:
         """The theme changed: icons in the new colours."""
         color = palette.text_muted
         self.settings_button.setIcon(self._assets.icon("settings", color, 18))
+        self.history_button.setIcon(self._assets.icon("clock", color, 18))
         self.send_button.setIcon(self._assets.icon("send", palette.accent, 18))
         self.talk_button.update()

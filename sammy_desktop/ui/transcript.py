@@ -19,7 +19,7 @@ import html
 from collections.abc import Callable
 from typing import Final
 
-from PySide6.QtCore import QSize, Qt, QUrl
+from PySide6.QtCore import QSize, Qt, QTimer, QUrl
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -120,6 +120,8 @@ class MessageRow(QWidget):
         self._final = False
         self.stopped_label: QLabel | None = None
         """"Stopped" under an answer the person silenced (None until then)."""
+        self.usage_label: QLabel | None = None
+        """The turn's tokens (and estimated cost) under the answer (None until then)."""
 
     @property
     def text(self) -> str:
@@ -141,6 +143,20 @@ class MessageRow(QWidget):
         self._layout.addWidget(label)
         label.show()  # a child added after its row is shown stays hidden otherwise
         self.stopped_label = label
+
+    def show_usage(self, text: str, tooltip: str = "") -> QLabel:
+        """Say under the bubble what the turn used: its tokens, what they may have cost."""
+        label = self.usage_label
+        if label is None:
+            label = QLabel(self)
+            label.setObjectName("systemLine")  # quiet, as the notes are
+            self._layout.addWidget(label)
+            label.show()  # a child added after its row is shown stays hidden otherwise
+            self.usage_label = label
+        label.setText(text)
+        label.setToolTip(tooltip)
+        label.setAccessibleName(f"This answer used {text}")
+        return label
 
     def set_text(self, text: str, *, final: bool) -> None:
         """Replace the text; partial text is drawn lighter."""
@@ -217,6 +233,7 @@ class TranscriptView(QScrollArea):
         self._sources: dict[int, QLabel] = {}
         self._suggestions: dict[int, SearchSuggestions] = {}
         self._code_cards: list[CodeCard] = []
+        self._usage_notes: dict[int, QLabel] = {}
         self._follow = True
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range_changed)
@@ -279,6 +296,60 @@ class TranscriptView(QScrollArea):
                 for card in self._code_cards:
                     if card.turn_id == event.turn_id:
                         card.no_result()
+
+    def add_line(self, speaker: Speaker, text: str) -> MessageRow:
+        """A finished line that never changes: a conversation read back from the history.
+
+        Unlike :meth:`update_line` it is not keyed by its turn, so every line of a file
+        shows, whatever turns it names.
+        """
+        name = "You" if speaker is Speaker.USER else self._assistant_name
+        row = MessageRow(speaker, name, self._content)
+        row.set_text(text, final=True)
+        self._append(row)
+        return row
+
+    def show_turn_usage(self, turn_id: int, text: str, tooltip: str = "") -> QLabel:
+        """The quiet line of what turn ``turn_id`` used, under its answer.
+
+        A turn whose answer has no line (a tool's call only) gets the line at the end.
+        """
+        row = self._lines.get((turn_id, Speaker.ASSISTANT))
+        if row is not None:
+            label = row.show_usage(text, tooltip)
+            self._offer_jump()
+            return label
+        note = self._usage_notes.get(turn_id)
+        if note is None:
+            note = QLabel(self._content)
+            note.setObjectName("systemLine")
+            self._usage_notes[turn_id] = note
+            self._append(note)
+        note.setText(text)
+        note.setToolTip(tooltip)
+        note.setAccessibleName(f"This turn used {text}")
+        return note
+
+    def show_widget(self, widget: QWidget) -> None:
+        """Scroll so that ``widget`` (a line, a card) shows, and stop following the end.
+
+        Again once the layout has settled: lines added just before are not placed yet.
+        """
+        self._follow = False
+        self.jump_button.hide()
+        layout = self._content.layout()
+        if layout is not None:
+            layout.activate()
+        self.ensureWidgetVisible(widget, 0, 24)
+        QTimer.singleShot(0, self, lambda: self._ensure_visible(widget))
+
+    def _ensure_visible(self, widget: QWidget) -> None:
+        try:
+            shown = widget.parent() is self._content
+        except RuntimeError:  # the view was emptied meanwhile
+            return
+        if shown and not self._follow:
+            self.ensureWidgetVisible(widget, 0, 24)
 
     def mark_stopped(self, event: AnswerStopped) -> None:
         """The person silenced an answer: its bubble says so."""

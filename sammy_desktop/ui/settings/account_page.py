@@ -8,7 +8,7 @@ the key is checked with the service first and a key that does not work is not sa
 can block, so they run in a worker thread. Under the key, "Try the offline demo" (the demo
 stays reachable once a key is saved; during the demo the button leaves it, with a key to
 leave to), then the connection's generated fields (the endpoint, connecting on start, the
-support contact).
+support contact), and last the prices the cost estimates use (``cost_estimate``).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from sammy_desktop.config.secrets import KeySource, SecretStoreError
 from sammy_desktop.ui.api_key import KeyChecker, KeyEntry, save_pasted_key
+from sammy_desktop.ui.settings.cost_estimate import add_cost_estimate
 from sammy_desktop.ui.settings.page import FieldsPage
 from sammy_desktop.ui.settings.sections import SettingsSection
 
@@ -98,6 +99,8 @@ class AccountPage(FieldsPage):
         self.refresh_key_status()
         self.add_group_title("Connection")
         self.add_generated()
+        self.cost_estimate = add_cost_estimate(self, state.changed)
+        """Cost estimate: the prices in use for the model, and the person's own rates."""
 
     def _build_key_card(self) -> None:
         card = QFrame()
