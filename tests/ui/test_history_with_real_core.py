@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -234,6 +236,19 @@ async def running_app(
             bridge.close()
 
 
+async def _history_cli(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``sammy-desktop history ...`` on ``profile``, as a person runs it."""
+    command = [sys.executable, "-m", "sammy_desktop", "--config-dir", str(profile), "history"]
+    return await asyncio.to_thread(
+        subprocess.run,
+        [*command, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
 def test_a_real_conversation_is_listed_found_and_continued(
     qloop: asyncio.Runner, qtbot: QtBot, theme: ThemeController, tmp_path: Path
 ) -> None:
@@ -263,6 +278,11 @@ def test_a_real_conversation_is_listed_found_and_continued(
             assert row.tools_label.text() == "Find recipe"
             assert f"{summary.tokens:,} tokens" in row.facts_label.text()
             assert summary.tokens > 0
+            # The same conversation, from a shell: `sammy-desktop history list`.
+            listing = await _history_cli(tmp_path / "profile", "list")
+            assert listing.returncode == 0, listing.stderr
+            assert "How do I cook paella tonight?" in listing.stdout
+            assert f"{summary.tokens:,}" in listing.stdout or str(summary.tokens) in listing.stdout
 
             # What each side said, and the tool's argument, are found and opened.
             for word, speaker in (("tonight", "user"), ("saffron", "assistant")):
