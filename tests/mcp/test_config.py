@@ -16,6 +16,7 @@ from sammy_desktop.tools.mcp.config import (
     claude_desktop_config_path,
     merge_servers,
     parse_config,
+    secret_name,
     server_entry,
 )
 
@@ -203,3 +204,21 @@ def test_claude_desktop_keeps_its_config_where_its_docs_say(
     platform: str, environ: dict[str, str], expected: str
 ) -> None:
     assert claude_desktop_config_path(platform, environ) == Path(expected)
+
+
+def test_a_secret_is_named_the_same_way_wherever_it_is_read() -> None:
+    # The server's start and Remove's clean-up read one name, spaces or not.
+    config = parse_config(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "a": {"command": "x", "env": {"T": "keyring: home-token ", "N": "keyring:"}}
+                }
+            }
+        )
+    )
+    (server,) = config.servers
+    assert server.secret_names() == ("home-token",)
+    assert secret_name("keyring: home-token ") == "home-token"
+    assert secret_name("keyring:") is None
+    assert secret_name("Bearer keyring:x") is None

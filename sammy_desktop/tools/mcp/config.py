@@ -55,6 +55,7 @@ __all__ = [
     "merge_servers",
     "parse_config",
     "parse_server",
+    "secret_name",
     "server_entry",
 ]
 
@@ -121,16 +122,17 @@ class ServerConfig:
     confirm: ConfirmPolicy = ConfirmPolicy.UNLESS_READ_ONLY
     entry: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def passed_values(self) -> Mapping[str, str]:
+        """What the server is given by name: a program's ``env``, an HTTP server's ``headers``."""
+        if isinstance(self.transport, StdioTransport):
+            return self.transport.env
+        return self.transport.headers
+
     def secret_names(self) -> tuple[str, ...]:
         """The keyring secrets its ``env`` or ``headers`` refer to (``keyring:NAME``)."""
-        values = (
-            self.transport.env.values()
-            if isinstance(self.transport, StdioTransport)
-            else self.transport.headers.values()
-        )
-        return tuple(
-            value.removeprefix(KEYRING_PREFIX) for value in values if is_secret_reference(value)
-        )
+        names = (secret_name(value) for value in self.passed_values.values())
+        return tuple(name for name in names if name is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,9 +178,16 @@ class McpConfig:
 _Problem = Callable[..., ConfigProblem]
 
 
+def secret_name(value: str) -> str | None:
+    """The keyring secret ``value`` names (``keyring:NAME``: ``NAME``), or None."""
+    if not value.startswith(KEYRING_PREFIX):
+        return None
+    return value[len(KEYRING_PREFIX) :].strip() or None
+
+
 def is_secret_reference(value: str) -> bool:
     """Whether ``value`` names a keyring secret (``keyring:NAME``)."""
-    return value.startswith(KEYRING_PREFIX) and bool(value[len(KEYRING_PREFIX) :].strip())
+    return secret_name(value) is not None
 
 
 def parse_config(text: str, *, source: str = CONFIG_FILE_NAME) -> McpConfig:

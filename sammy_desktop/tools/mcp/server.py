@@ -42,10 +42,9 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from sammy_desktop import __version__
 from sammy_desktop.tools.mcp.config import (
-    KEYRING_PREFIX,
     ServerConfig,
     StdioTransport,
-    is_secret_reference,
+    secret_name,
 )
 from sammy_desktop.tools.mcp.definition import McpToolInfo
 from sammy_desktop.tools.mcp.events import McpServerStatusChanged, ServerStatus
@@ -128,7 +127,7 @@ def tool_infos(tools: list[Any]) -> list[McpToolInfo]:
     return infos
 
 
-ToolsListed = Callable[["McpServer", list[McpToolInfo]], Awaitable[None] | None]
+ToolsListed = Callable[["McpServer", list[McpToolInfo]], None]
 
 
 class McpServer:
@@ -321,7 +320,7 @@ class McpServer:
             self._lost.clear()
             self._lost_reason = ""
             self._became_ready = True
-            await self._publish(infos)
+            self._publish(infos)
             self._set_status(ServerStatus.READY)
             watchers = [
                 asyncio.create_task(self._probe(client), name=f"mcp-probe-{self.name}"),
@@ -347,8 +346,7 @@ class McpServer:
     async def _target(self) -> tuple[Any, Callable[[], Awaitable[None]] | None]:
         """What ``mcp.Client`` connects to, and what to close after it."""
         transport = self.config.transport
-        values = transport.env if isinstance(transport, StdioTransport) else transport.headers
-        resolved = await self._resolve_secrets(values)
+        resolved = await self._resolve_secrets(self.config.passed_values)
         if isinstance(transport, StdioTransport):
             from mcp import StdioServerParameters
 
@@ -377,10 +375,10 @@ class McpServer:
     async def _resolve_secrets(self, values: Mapping[str, str]) -> dict[str, str]:
         resolved: dict[str, str] = {}
         for key, value in values.items():
-            if not is_secret_reference(value):
+            name = secret_name(value)
+            if name is None:
                 resolved[key] = value
                 continue
-            name = value[len(KEYRING_PREFIX) :].strip()
             secret = await asyncio.to_thread(self._secrets.get_secret, name)
             if secret is None:
                 raise ServerStartError(
@@ -402,11 +400,9 @@ class McpServer:
                 break
         return tool_infos(tools)
 
-    async def _publish(self, infos: list[McpToolInfo]) -> None:
+    def _publish(self, infos: list[McpToolInfo]) -> None:
         self.infos = tuple(infos)
-        produced = self._on_tools(self, infos)
-        if produced is not None:
-            await produced
+        self._on_tools(self, infos)
 
     async def _probe(self, client: Client) -> None:
         """Ask every so often whether it is still there, within a time limit.
@@ -480,7 +476,7 @@ class McpServer:
                 )
                 continue
             _log.info("MCP server %r changed its tools: %d now", self.name, len(infos))
-            await self._publish(infos)
+            self._publish(infos)
             self._set_status(ServerStatus.READY)
 
     def restart(self) -> None:

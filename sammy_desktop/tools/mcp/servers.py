@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -189,7 +189,11 @@ class McpServers:
         server = self._servers.pop(name)
         self._tools.remove_source(source_name(name))
         self._tool_problems.pop(name, None)
-        task = asyncio.get_running_loop().create_task(server.stop(), name=f"mcp-stop-{name}")
+        self._in_background(server.stop(), f"mcp-stop-{name}")
+
+    def _in_background(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        """Run ``work`` as a task :meth:`aclose` waits for (a stop, a keyring clean-up)."""
+        task = asyncio.get_running_loop().create_task(work, name=name)
         self._stopping.add(task)
         task.add_done_callback(self._stopping.discard)
 
@@ -261,11 +265,7 @@ class McpServers:
             orphaned = [s for s in removed.secret_names() if s not in still_used]
             forget = getattr(self._secrets, "delete_secret", None)
             if orphaned and forget is not None:
-                task = asyncio.get_running_loop().create_task(
-                    _forget(forget, orphaned), name=f"mcp-forget-{name}"
-                )
-                self._stopping.add(task)
-                task.add_done_callback(self._stopping.discard)
+                self._in_background(_forget(forget, orphaned), f"mcp-forget-{name}")
         return self.reload()
 
     def set_confirm(self, name: str, policy: ConfirmPolicy) -> McpConfig:
