@@ -97,3 +97,24 @@ class EventLog:
     async def wait_state(self, state: AgentState, *, count: int = 1, within_s: float = 5.0) -> None:
         """Wait until the agent has moved to ``state`` ``count`` times."""
         await self.wait_for(StateChanged, lambda e: e.new is state, count=count, within_s=within_s)
+
+
+async def next_event(
+    bus: EventBus, kind: type[E], match: Callable[[E], bool] = lambda _e: True
+) -> E:
+    """The next ``kind`` event that matches (at most 10 s); subscribe before acting.
+
+    For tests that have no :class:`EventLog` of their own (wrap it in
+    ``asyncio.ensure_future`` before doing what should cause it).
+    """
+    future: asyncio.Future[E] = asyncio.get_running_loop().create_future()
+
+    def on_event(event: E) -> None:
+        if match(event) and not future.done():
+            future.set_result(event)
+
+    subscription = bus.subscribe(kind, on_event)
+    try:
+        return await asyncio.wait_for(future, 10)
+    finally:
+        subscription.cancel()

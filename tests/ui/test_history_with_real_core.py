@@ -69,7 +69,8 @@ from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.theme import ThemeController
 from sammy_desktop.ui.transcript import MessageRow
-from sammy_desktop.voice_controls import CONTINUED_ELSEWHERE, VoiceControls
+from sammy_desktop.voice_controls import CONTINUED_ELSEWHERE, SilentSink, VoiceControls
+from tests.helpers.events import next_event
 
 from .history_support import next_emit, showing, wait_for
 
@@ -110,37 +111,6 @@ SCENARIO = Scenario(
     repeat=True,
     name="history",
 )
-
-
-class RecordingSink:
-    """The speaker stand-in."""
-
-    def play(self, pcm24k: bytes) -> None:
-        pass
-
-    def flush(self) -> None:
-        pass
-
-    @property
-    def is_playing(self) -> bool:
-        return False
-
-
-async def next_event(
-    bus: EventBus, kind: type[E], match: Callable[[E], bool] = lambda _e: True
-) -> E:
-    """The next ``kind`` event that matches (at most 10 s); subscribe before acting."""
-    future: asyncio.Future[E] = asyncio.get_running_loop().create_future()
-
-    def on_event(event: E) -> None:
-        if match(event) and not future.done():
-            future.set_result(event)
-
-    subscription = bus.subscribe(kind, on_event)
-    try:
-        return await asyncio.wait_for(future, 10)
-    finally:
-        subscription.cancel()
 
 
 @dataclass
@@ -190,7 +160,7 @@ async def running_app(
             bus=bus,
             settings=settings,
             tools=tools,
-            sink=RecordingSink(),
+            sink=SilentSink(),
             client_factory=make_client_factory(
                 lambda: API_KEY, base_url=sim.base_url, ssl_context=sim.ssl_context
             ),

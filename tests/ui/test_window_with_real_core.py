@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -42,6 +41,7 @@ from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.theme import ThemeController
 from tests.helpers.audio import speech
+from tests.helpers.events import next_event
 
 from .conftest import wait_until
 
@@ -92,23 +92,6 @@ class RecordingSink:
     @property
     def is_playing(self) -> bool:
         return False
-
-
-async def next_event(
-    bus: EventBus, kind: type[E], match: Callable[[E], bool] = lambda _e: True
-) -> E:
-    """Wait (at most 10 s) for the next ``kind`` event that matches."""
-    future: asyncio.Future[E] = asyncio.get_running_loop().create_future()
-
-    def on_event(event: E) -> None:
-        if match(event) and not future.done():
-            future.set_result(event)
-
-    subscription = bus.subscribe(kind, on_event)
-    try:
-        return await asyncio.wait_for(future, 10)
-    finally:
-        subscription.cancel()
 
 
 def test_demo_conversation_through_the_window(
