@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from sammy_desktop.archive import Session, SpokenLine
 from sammy_desktop.archive import ToolCard as ArchivedCard
-from sammy_desktop.archive.wording import long_duration
+from sammy_desktop.archive.wording import count_words, long_duration
 from sammy_desktop.config.prices import TokenPrices
 from sammy_desktop.core.events import Speaker
 from sammy_desktop.tools.events import (
@@ -43,13 +43,12 @@ from sammy_desktop.tools.results import ToolErrorKind, ToolResult
 from sammy_desktop.ui.history.wording import (
     continued_words,
     cost_tooltip,
-    cost_words,
     session_moment,
+    usage_words,
 )
 from sammy_desktop.ui.theme import ThemeController
 from sammy_desktop.ui.tool_card import ToolCard
 from sammy_desktop.ui.transcript import MessageRow, TranscriptView
-from sammy_desktop.ui.usage import token_words
 from sammy_desktop.ui.wrapping import ElidedLabel, WrappingLabel
 
 __all__ = ["LIVE_REASON", "PLACEHOLDER", "SessionView", "fill_transcript"]
@@ -337,14 +336,9 @@ class SessionView(QWidget):
         parts = [long_duration(summary.duration)]
         if summary.model:
             parts.append(summary.model)
-        calls = summary.tool_calls
-        if calls:
-            parts.append(f"{calls} tool call" + ("" if calls == 1 else "s"))
-        if summary.tokens:
-            parts.append(token_words(summary.tokens))
-            parts.append(cost_words(summary, custom))
-        else:
-            parts.append("no tokens counted")
+        if summary.tool_calls:
+            parts.append(count_words(summary.tool_calls, "tool call"))
+        parts.extend(usage_words(summary, custom))
         return " · ".join(parts)
 
     def refresh_prices(self, custom: Mapping[str, TokenPrices] | None) -> None:

@@ -28,6 +28,7 @@ __all__ = [
     "session_facts",
     "session_moment",
     "tools_words",
+    "usage_words",
 ]
 
 EMPTY_HISTORY: Final = (
@@ -103,13 +104,14 @@ def session_cost(
 
 def session_facts(summary: SessionSummary, custom: Mapping[str, TokenPrices] | None) -> str:
     """The quiet line of a conversation: ``45 s · 300 tokens · ≈ $0.0011 estimated``."""
-    parts = [short_duration(summary.duration)]
-    if summary.tokens:
-        parts.append(token_words(summary.tokens))
-        parts.append(cost_words(summary, custom))
-    else:
-        parts.append("no tokens counted")
-    return " · ".join(parts)
+    return " · ".join([short_duration(summary.duration), *usage_words(summary, custom)])
+
+
+def usage_words(summary: SessionSummary, custom: Mapping[str, TokenPrices] | None) -> list[str]:
+    """``["300 tokens", "≈ $0.0011 estimated"]``, or ``["no tokens counted"]``."""
+    if not summary.tokens:
+        return ["no tokens counted"]
+    return [token_words(summary.tokens), cost_words(summary, custom)]
 
 
 def cost_words(summary: SessionSummary, custom: Mapping[str, TokenPrices] | None) -> str:
