@@ -43,10 +43,8 @@ async def check_mcp_servers(config_file: Path, profile: Path, secrets: SecretLoo
         profile: a throwaway folder for the tool services.
         secrets: reads the ``keyring:NAME`` values the servers need.
     """
-    import mcp
-
-    await load_sdk()
-    version = getattr(mcp, "__version__", "") or _distribution_version()
+    await load_sdk()  # the SDK is part of what is checked: a module missing fails here
+    version = _distribution_version()
     servers_file = McpConfigFile(config_file)
     config = servers_file.load()
     if config.problems:
