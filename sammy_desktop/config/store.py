@@ -281,7 +281,9 @@ class SettingsStore:
         except UnicodeDecodeError as exc:
             return self._set_aside(f"it is not UTF-8 text (byte {exc.start} cannot be read)")
         try:
-            data = json.loads(text)
+            data = json.loads(text, parse_constant=_refuse_constant)
+        except _NotJson as exc:
+            return self._set_aside(f"it holds {exc}, which JSON does not allow")
         except json.JSONDecodeError as exc:
             return self._set_aside(
                 f"it is not valid JSON (it breaks off at line {exc.lineno}, column {exc.colno})"
@@ -368,6 +370,15 @@ class SettingsStore:
         )
         _log.warning("%s", note)
         return LoadResult(Settings(), notices=(note,), moved_aside=aside)
+
+
+class _NotJson(ValueError):
+    """A constant Python's parser takes but JSON has not (it could not be saved back as read)."""
+
+
+def _refuse_constant(name: str) -> Any:
+    """``NaN``, ``Infinity``, ``-Infinity``: refused, as the app never writes them."""
+    raise _NotJson(name)
 
 
 def _fsync_dir(folder: Path) -> None:
