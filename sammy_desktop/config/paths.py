@@ -30,6 +30,8 @@ class AppPaths:
     config_dir: Path
     data_dir: Path
     log_dir: Path
+    is_profile: bool = False
+    """Whether ``--config-dir`` chose the folders (a command for this app must say it too)."""
 
     @classmethod
     def default(cls) -> AppPaths:
@@ -44,7 +46,14 @@ class AppPaths:
     def profile(cls, root: Path) -> AppPaths:
         """Everything under one profile folder ``root`` (the ``--config-dir`` flag)."""
         root = root.expanduser().resolve()
-        return cls(config_dir=root, data_dir=root / "data", log_dir=root / "logs")
+        return cls(
+            config_dir=root, data_dir=root / "data", log_dir=root / "logs", is_profile=True
+        )
+
+    @property
+    def profile_dir(self) -> Path | None:
+        """The ``--config-dir`` folder, or None for the platform's standard folders."""
+        return self.config_dir if self.is_profile else None
 
     @property
     def settings_file(self) -> Path:

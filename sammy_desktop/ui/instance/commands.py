@@ -1,0 +1,161 @@
+"""What another process may ask the running app to do, and how it is written on a command line.
+
+``sammy-desktop --toggle-talk`` (and the other flags here) acts on the app already running
+with the same settings folder, through its local socket (:mod:`.server`, :mod:`.client`). A
+desktop's own keyboard settings bind a key to one of these command lines: that is how a
+person talks from any window where the app cannot see the keyboard itself (Wayland without
+the GlobalShortcuts portal). :func:`command_line` writes the exact line to bind.
+
+The wire format is one JSON object per line each way: ``{"v": 1, "command": "toggle-talk"}``
+asked, ``{"ok": true, "message": "..."}`` answered.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "REMOTE_FLAGS",
+    "Reply",
+    "RemoteCommand",
+    "command_line",
+    "decode_reply",
+    "decode_request",
+    "encode_reply",
+    "encode_request",
+    "program_path",
+]
+
+PROTOCOL_VERSION: Final = 1
+MAX_LINE_BYTES: Final = 4096
+"""Nothing a client sends is longer; a longer line is refused, not read on."""
+
+
+class RemoteCommand(enum.StrEnum):
+    """One request to the running app."""
+
+    ACTIVATE = "activate"
+    """A second plain launch: the running app comes to the front."""
+    SHOW = "show"
+    TOGGLE_TALK = "toggle-talk"
+    TALK_START = "talk-start"
+    TALK_STOP = "talk-stop"
+    STOP_SPEAKING = "stop-speaking"
+    QUIT = "quit"
+    STATUS = "status"
+
+    @property
+    def flag(self) -> str:
+        """The command-line flag that sends it (``--toggle-talk``)."""
+        return f"--{self.value}"
+
+
+REMOTE_FLAGS: Final[dict[RemoteCommand, str]] = {
+    RemoteCommand.TOGGLE_TALK: "start talking in the running Sammy, or stop (bind a key to "
+    "this in your desktop's keyboard settings)",
+    RemoteCommand.TALK_START: "start talking in the running Sammy (bind to a key's press)",
+    RemoteCommand.TALK_STOP: "stop talking in the running Sammy (bind to the key's release)",
+    RemoteCommand.STOP_SPEAKING: "stop the running Sammy's answer",
+    RemoteCommand.SHOW: "bring the running Sammy's window to the front (or start Sammy)",
+    RemoteCommand.QUIT: "quit the running Sammy",
+    RemoteCommand.STATUS: "print the running Sammy's state in one line",
+}
+"""The flags a person types, with their help; ACTIVATE is a plain launch's own."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The running app's answer: done or not, and a line for the person."""
+
+    ok: bool
+    message: str = ""
+
+
+def encode_request(command: RemoteCommand) -> bytes:
+    """One request as its line."""
+    return json.dumps({"v": PROTOCOL_VERSION, "command": command.value}).encode() + b"\n"
+
+
+def decode_request(line: bytes) -> RemoteCommand:
+    """A request line read back.
+
+    Raises:
+        ValueError: not a request of this version, with what is wrong.
+    """
+    if len(line) > MAX_LINE_BYTES:
+        raise ValueError(f"the request is longer than {MAX_LINE_BYTES} bytes")
+    try:
+        data = json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"the request is not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ValueError("the request is not a JSON object")
+    if data.get("v") != PROTOCOL_VERSION:
+        raise ValueError(
+            f"the request is of protocol version {data.get('v')!r}, this Sammy speaks "
+            f"{PROTOCOL_VERSION} (two different versions of Sammy?)"
+        )
+    try:
+        return RemoteCommand(data.get("command"))
+    except ValueError:
+        raise ValueError(f"there is no command {data.get('command')!r}") from None
+
+
+def encode_reply(reply: Reply) -> bytes:
+    """One reply as its line."""
+    return json.dumps({"ok": reply.ok, "message": reply.message}).encode() + b"\n"
+
+
+def decode_reply(line: bytes) -> Reply:
+    """A reply line read back.
+
+    Raises:
+        ValueError: not a reply.
+    """
+    try:
+        data = json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"the answer is not JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("ok"), bool):
+        raise ValueError("the answer is not a reply")
+    message = data.get("message", "")
+    return Reply(data["ok"], message if isinstance(message, str) else "")
+
+
+def program_path() -> str:
+    """How this installation's Sammy is started from a desktop shortcut.
+
+    The frozen app is its executable; a pip install is its ``sammy-desktop`` script, named
+    by its full path when it is known (a desktop session's PATH may not have it).
+    """
+    if getattr(sys, "frozen", False):
+        return sys.executable
+    launched = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if launched is not None and launched.name == "sammy-desktop" and launched.exists():
+        return str(launched.resolve())
+    script = Path(sys.executable).with_name("sammy-desktop")
+    return str(script) if script.exists() else "sammy-desktop"
+
+
+def command_line(
+    command: RemoteCommand, config_dir: Path | None = None, *, program: str | None = None
+) -> str:
+    """The exact shell line that sends ``command`` to the app of ``config_dir``.
+
+    Args:
+        command: what the line asks.
+        config_dir: the ``--config-dir`` profile the app runs with; None for the default.
+        program: the executable to name (:func:`program_path` when None).
+    """
+    words = [program or program_path()]
+    if config_dir is not None:
+        words += ["--config-dir", str(config_dir)]
+    words.append(command.flag)
+    return shlex.join(words)
