@@ -30,8 +30,14 @@ fi
 ln -sfn "$target/sammy-desktop" "$bin"
 cp "$here/sammy-desktop.png" "$icon"
 # The menu entry names the installed executable by its full path: ~/.local/bin is not on
-# every desktop session's PATH.
-sed "s|^Exec=.*|Exec=\"$target/sammy-desktop\"|" "$here/sammy-desktop.desktop" >"$entry"
+# every desktop session's PATH. Every Exec line (the app's and its Talk, Show and Quit
+# actions') starts with the word sammy-desktop (sammy_desktop/integration/desktop_entry.py
+# writes the same template); the path replaces that word, quoted as the Desktop Entry spec
+# asks: in "...", with " ` $ \ backslashed and % doubled, then every backslash doubled again
+# (the string escaping), then made safe for sed's replacement.
+quoted=$(printf '%s' "$target/sammy-desktop" | sed -e 's/[\\"`$]/\\&/g' -e 's/%/%%/g' -e 's/\\/\\\\/g')
+replacement=$(printf '%s' "\"$quoted\"" | sed -e 's/[\\&|]/\\&/g')
+sed "s|^Exec=sammy-desktop|Exec=$replacement|" "$here/sammy-desktop.desktop" >"$entry"
 command -v update-desktop-database >/dev/null && update-desktop-database -q "$data/applications" || true
 echo "Sammy Desktop installed in $target; it is in your applications menu and on the"
 echo "command line as $bin. Check it with: sammy-desktop --self-test"

@@ -15,10 +15,12 @@ from __future__ import annotations
 import enum
 import json
 import shlex
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+# How this installation is started lives below the UI: autostart and menu entries need it too.
+from sammy_desktop.integration.launch import launch_words, program_path
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -129,21 +131,6 @@ def decode_reply(line: bytes) -> Reply:
     return Reply(data["ok"], message if isinstance(message, str) else "")
 
 
-def program_path() -> str:
-    """How this installation's Sammy is started from a desktop shortcut.
-
-    The frozen app is its executable; a pip install is its ``sammy-desktop`` script, named
-    by its full path when it is known (a desktop session's PATH may not have it).
-    """
-    if getattr(sys, "frozen", False):
-        return sys.executable
-    launched = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
-    if launched is not None and launched.name == "sammy-desktop" and launched.exists():
-        return str(launched.resolve())
-    script = Path(sys.executable).with_name("sammy-desktop")
-    return str(script) if script.exists() else "sammy-desktop"
-
-
 def command_line(
     command: RemoteCommand, config_dir: Path | None = None, *, program: str | None = None
 ) -> str:
@@ -154,8 +141,4 @@ def command_line(
         config_dir: the ``--config-dir`` profile the app runs with; None for the default.
         program: the executable to name (:func:`program_path` when None).
     """
-    words = [program or program_path()]
-    if config_dir is not None:
-        words += ["--config-dir", str(config_dir)]
-    words.append(command.flag)
-    return shlex.join(words)
+    return shlex.join(launch_words([command.flag], config_dir, program=program or program_path()))
