@@ -21,17 +21,19 @@ __all__ = [
     "KEEP_READY_S",
     "SCHEMA_VERSION",
     "SECRET_IN_VALUE",
+    "TAP_MAX_S",
     "HistoryRetention",
     "MicBetweenTurns",
     "PrivacySettings",
     "Settings",
+    "TalkKey",
     "TalkMode",
     "Theme",
     "VadSensitivity",
     "migrate",
 ]
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 
 DEFAULT_MODEL: Final = "gemini-3.8-live"
 
@@ -47,6 +49,21 @@ class TalkMode(enum.StrEnum):
 
     PUSH_TO_TALK = "push_to_talk"
     HANDS_FREE = "hands_free"
+
+
+class TalkKey(enum.StrEnum):
+    """What a press of the talk button, Space or a shortcut does in push-to-talk."""
+
+    AUTO = "auto"
+    """A short tap starts talking and the next press sends; a longer hold talks while held."""
+    HOLD_TO_TALK = "hold_to_talk"
+    """Talking lasts while the key or the button is held."""
+    TAP_TO_TOGGLE = "tap_to_toggle"
+    """One press starts talking, the next sends."""
+
+
+TAP_MAX_S: Final = 0.3
+"""In :attr:`TalkKey.AUTO`, a press let go sooner than this is a tap: talking goes on."""
 
 
 KEEP_READY_S: Final = 30.0
@@ -318,10 +335,12 @@ class Settings(BaseModel):
         "assistant listens all the time and notices when you stop.",
         json_schema_extra=_section("Talking"),
     )
-    push_to_talk_toggle: bool = Field(
-        False,
-        title="Click to toggle",
-        description="Click the talk button once to start and once to stop, instead of holding.",
+    talk_key: TalkKey = Field(
+        TalkKey.AUTO,
+        title="Talk key",
+        description="Auto: hold the button, Space or your shortcut to talk while you hold it, "
+        "or tap it to start and tap again to send. Hold to talk: only while held. Tap to "
+        "toggle: each press starts or sends.",
         json_schema_extra=_section("Talking"),
     )
     vad_start_sensitivity: VadSensitivity = Field(
@@ -516,6 +535,26 @@ class Settings(BaseModel):
         description="Closing the window hides it in the system tray instead of quitting.",
         json_schema_extra=_section("Appearance"),
     )
+    # Start at login (ui/autostart_switch.py writes the platform's entry, integration/).
+    start_at_login: bool = Field(
+        False,
+        title="Start at login",
+        description="Start Sammy when you log in to this computer.",
+        json_schema_extra=_section("Appearance"),
+    )
+    start_hidden: bool = Field(
+        True,
+        title="Start hidden in the tray",
+        description="At login, Sammy starts with only its tray icon; click the icon to open "
+        "the window. Where the desktop has no system tray, the window opens anyway.",
+        json_schema_extra=_section("Appearance"),
+    )
+    desktop_entry_offered: bool = Field(
+        False,
+        title="Applications menu offered",
+        description="Whether Sammy has asked once to add itself to the applications menu.",
+        json_schema_extra={"section": "hidden"},
+    )
     global_hotkey: bool = Field(
         False,
         title="Global talk hotkey",
@@ -578,9 +617,19 @@ class Settings(BaseModel):
 def migrate(data: dict[str, Any]) -> dict[str, Any]:
     """Bring a settings dict written by an older version up to :data:`SCHEMA_VERSION`.
 
-    Version 1 is the first; this is where future renames and moves go, one step per version.
-    A file from a newer version is left as it is: its unknown keys are kept.
+    Version 1 is the first; each later version is one step here. A file from a newer version
+    is left as it is: its unknown keys are kept.
+
+    * 1 -> 2: ``push_to_talk_toggle`` (a switch) became ``talk_key``: on is tap to toggle,
+      off is hold to talk, so a person's way of talking does not change under them; a new
+      settings file gets the new default, Auto.
     """
     data = dict(data)
+    version = data.get("schema_version", SCHEMA_VERSION)
+    if isinstance(version, int) and not isinstance(version, bool) and version < 2:
+        toggle = data.pop("push_to_talk_toggle", None)
+        if isinstance(toggle, bool) and "talk_key" not in data:
+            data["talk_key"] = (TalkKey.TAP_TO_TOGGLE if toggle else TalkKey.HOLD_TO_TALK).value
+        data["schema_version"] = 2
     data.setdefault("schema_version", SCHEMA_VERSION)
     return data

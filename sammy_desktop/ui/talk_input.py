@@ -1,11 +1,18 @@
 """What pressing and letting go of "talk" means in each talk mode, and what the control shows.
 
-The person talks in one of three ways (Settings > Talking):
+The person talks in push-to-talk or hands-free (``talk_mode``, Settings > Talking). In
+push-to-talk the talk key (``talk_key``) says what a press means:
 
-* hold to talk: a press starts their turn, letting go ends it;
-* click to toggle (``push_to_talk_toggle``): one press starts the turn, the next ends it;
-* hands-free (``talk_mode``): the microphone is live whenever Sammy is connected, and a
-  press pauses or resumes it.
+* Auto (the default): a press starts the turn at once; letting go after a hold ends it,
+  letting go of a short tap (under :data:`~sammy_desktop.config.TAP_MAX_S`) keeps talking
+  until the next press;
+* hold to talk: a press starts the turn, letting go ends it;
+* tap to toggle: one press starts the turn, the next ends it.
+
+Hands-free, the microphone is live whenever Sammy is connected, and a press pauses or
+resumes it. Other processes drive the same turns without a key (:meth:`TalkInput.toggle`,
+:meth:`~TalkInput.start`, :meth:`~TalkInput.stop`: the tray and ``sammy-desktop
+--toggle-talk``/``--talk-start``/``--talk-stop``).
 
 A press while disconnected connects first; the turn starts as soon as the agent takes it
 ("Connecting… keep talking"). Presses come from the talk button, from Space and the global
@@ -31,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from typing import Final
 
@@ -45,7 +53,7 @@ from sammy_desktop.audio.events import (
     StreamError,
     StreamRecovered,
 )
-from sammy_desktop.config import Settings, TalkMode
+from sammy_desktop.config import TAP_MAX_S, Settings, TalkKey, TalkMode
 from sammy_desktop.core.events import AgentState, SessionEnded, StateChanged
 from sammy_desktop.ui.controls import AgentControls, UiTasks
 from sammy_desktop.ui.state_pill import StatePill
@@ -80,6 +88,7 @@ class TalkInput(QObject):
         play_sound: plays a short sound by name (``listen_start``, ``listen_stop``).
         invitation: shows what the empty transcript invites the person to do ("" for
             nothing); the transcript's ``set_invitation``.
+        clock: seconds, for telling a tap from a hold (``time.monotonic``).
         parent: the Qt parent.
     """
 
@@ -94,9 +103,16 @@ class TalkInput(QObject):
         controls: AgentControls | None = None,
         play_sound: Callable[[str], None] | None = None,
         invitation: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
+        self._clock = clock
+        # Auto: when the press that started talking went down; whether a tap latched it
+        # (talking until the next press); and that press's release, which ends nothing.
+        self._pressed_at = 0.0
+        self._latched = False
+        self._ignore_release = False
         self._button = button
         self._hint = hint
         self._pill = pill
@@ -143,20 +159,72 @@ class TalkInput(QObject):
     # ------------------------------------------------------------------ presses
 
     def on_pressed(self) -> None:
-        """The talk button, Space or the hotkey went down (or the tray's Talk)."""
+        """The talk button, Space or a shortcut went down."""
+        key = self._settings.talk_key
         if self._hands_free():
             self._toggle_hands_free_mic()
-        elif self._toggle_mode():
+        elif key is TalkKey.TAP_TO_TOGGLE:
             if self._talking:
                 self._stop_talking()
             else:
                 self._start_talking()
+        elif key is TalkKey.AUTO and self._talking and self._latched:
+            self._ignore_release = True  # this press sends; its release ends nothing
+            self._stop_talking()
         else:
+            self._pressed_at = self._clock()
+            self._ignore_release = False
             self._start_talking()
 
     def on_released(self) -> None:
-        """The talk button, Space or the hotkey came up."""
-        if not self._toggle_mode() and not self._hands_free():
+        """The talk button, Space or a shortcut came up."""
+        key = self._settings.talk_key
+        if self._hands_free() or key is TalkKey.TAP_TO_TOGGLE:
+            return
+        if key is TalkKey.AUTO:
+            if self._ignore_release:
+                self._ignore_release = False
+                return
+            if self._talking and self._clock() - self._pressed_at < TAP_MAX_S:
+                self._latched = True  # a tap: talking goes on until the next press
+                self._show()
+                return
+        self._stop_talking()
+
+    def toggle(self) -> None:
+        """Start talking, or send what was said (the tray's Talk, ``--toggle-talk``).
+
+        Hands-free it pauses or resumes the microphone, as a press does.
+        """
+        if self._hands_free():
+            self._toggle_hands_free_mic()
+        elif self._talking:
+            self._stop_talking()
+        else:
+            self._start_talking()
+            self._latched = True
+
+    def start(self) -> None:
+        """Start talking if not already (``--talk-start``, a shortcut's press).
+
+        Hands-free it resumes a paused microphone (and connects when not connected).
+        """
+        if self._hands_free():
+            if self._mic_paused or not self._state.is_running:
+                self._toggle_hands_free_mic()
+        elif not self._talking:
+            self._start_talking()
+            self._latched = True
+
+    def stop(self) -> None:
+        """Send what was said, if talking (``--talk-stop``, a shortcut's release).
+
+        Hands-free it pauses the microphone.
+        """
+        if self._hands_free():
+            if self._state.is_running and not self._mic_paused:
+                self._toggle_hands_free_mic()
+        else:
             self._stop_talking()
 
     # ------------------------------------------------------------------ what happens around
@@ -267,9 +335,6 @@ class TalkInput(QObject):
 
     # ------------------------------------------------------------------ turns
 
-    def _toggle_mode(self) -> bool:
-        return self._settings.push_to_talk_toggle
-
     def _hands_free(self) -> bool:
         return self._settings.talk_mode is TalkMode.HANDS_FREE
 
@@ -296,6 +361,7 @@ class TalkInput(QObject):
         if controls is None or self._talking:
             return
         self._talking = True
+        self._latched = False
         self._cued = False
         if controls.state.is_running:
             # While connecting the core may already take the turn (and buffer the audio);
@@ -328,6 +394,7 @@ class TalkInput(QObject):
         self._opening_timer.stop()
 
     def _stop_talking(self) -> None:
+        self._latched = False
         if not self._talking:
             return
         self._talking = False
@@ -373,7 +440,10 @@ class TalkInput(QObject):
     def _press_mode(self) -> PressMode:
         if self._hands_free():
             return PressMode.HANDS_FREE
-        return PressMode.TOGGLE if self._toggle_mode() else PressMode.HOLD
+        key = self._settings.talk_key
+        if key is TalkKey.TAP_TO_TOGGLE or (self._talking and self._latched):
+            return PressMode.TOGGLE  # the next press sends
+        return PressMode.AUTO if key is TalkKey.AUTO else PressMode.HOLD
 
     def _press(self) -> Press:
         if not self._talking:

@@ -96,6 +96,8 @@ class TalkLook(enum.Enum):
 class PressMode(enum.Enum):
     """What a press of the talk control does (Settings > Talking)."""
 
+    AUTO = "auto"
+    """Hold to talk, or tap to start (and press again to send)."""
     HOLD = "hold"
     """Hold to talk: the turn lasts while the key or the button is down."""
     TOGGLE = "toggle"
@@ -169,6 +171,7 @@ class TalkView:
 
 
 _ASK: Final = {
+    PressMode.AUTO: ("Hold Space", "hold Space"),
     PressMode.HOLD: ("Hold Space", "hold Space"),
     PressMode.TOGGLE: ("Press Space", "press Space"),
     PressMode.HANDS_FREE: ("Click", "click"),
@@ -176,6 +179,7 @@ _ASK: Final = {
 """What the person does to start, at the start of a sentence and after a dot."""
 
 _ASK_TYPING: Final = {
+    PressMode.AUTO: ("Hold the button", "hold the button"),
     PressMode.HOLD: ("Hold the button", "hold the button"),
     PressMode.TOGGLE: ("Click the button", "click the button"),
     PressMode.HANDS_FREE: ("Click", "click"),
@@ -183,12 +187,14 @@ _ASK_TYPING: Final = {
 """The same while the person types, where Space types a space."""
 
 _INVITE: Final = {
+    PressMode.AUTO: "Hold the button or the Space bar",
     PressMode.HOLD: "Hold the button or the Space bar",
     PressMode.TOGGLE: "Click the button or press Space",
 }
 """How the empty transcript says to talk (push-to-talk)."""
 
 _INVITE_TYPING: Final = {
+    PressMode.AUTO: "Hold the button",
     PressMode.HOLD: "Hold the button",
     PressMode.TOGGLE: "Click the button",
 }
@@ -290,6 +296,8 @@ def _talk_view(situation: TalkSituation) -> TalkView:
         return view(f"Enter sends · {then_key} to talk")
     if mode is PressMode.TOGGLE:
         return view("Press Space or click to talk")
+    if mode is PressMode.AUTO:
+        return view("Hold Space to talk, or tap it")
     return view("Hold Space to talk")
 
 

@@ -1,4 +1,4 @@
-"""The tray icon: show/hide, talk, quit; its colour follows the agent's state.
+"""The tray icon: talk, stop speaking, show/hide, settings, quit; its colour follows the state.
 
 Its tooltip says the state and, whenever a capture stream is open, "mic on": the tray is
 where a person looks when the system's microphone indicator is lit and the window is hidden.
@@ -62,15 +62,18 @@ class TrayIcon(QObject):
         self.icon = QSystemTrayIcon(self._assets.app_icon("tray-idle"), self)
         self._show_tooltip()
         self.menu = QMenu()
-        self.show_action = QAction("Hide Sammy", self.menu)
         self.talk_action = QAction("Talk", self.menu)
         self.talk_action.setCheckable(True)
         self.stop_action = QAction("Stop speaking", self.menu)
         self.stop_action.setEnabled(False)
+        self.show_action = QAction("Hide Sammy", self.menu)
+        self.settings_action = QAction("Settings…", self.menu)
         self.quit_action = QAction("Quit", self.menu)
-        self.menu.addAction(self.show_action)
         self.menu.addAction(self.talk_action)
         self.menu.addAction(self.stop_action)
+        self.menu.addSeparator()
+        self.menu.addAction(self.show_action)
+        self.menu.addAction(self.settings_action)
         self.menu.addSeparator()
         self.menu.addAction(self.quit_action)
         self.icon.setContextMenu(self.menu)
@@ -78,6 +81,7 @@ class TrayIcon(QObject):
         self.show_action.triggered.connect(self.toggle_window)
         self.talk_action.triggered.connect(self.toggle_talk)
         self.stop_action.triggered.connect(window.stop_speaking)
+        self.settings_action.triggered.connect(window.on_settings_clicked)
         self.quit_action.triggered.connect(on_quit)
         self.icon.activated.connect(self._on_activated)
         self.menu.aboutToShow.connect(self._refresh_menu)
@@ -127,14 +131,8 @@ class TrayIcon(QObject):
             self._window.show_and_raise()
 
     def toggle_talk(self) -> None:
-        """Start or stop talking, as a click on the talk button in toggle mode does."""
-        talk = self._window.talk_input
-        if talk.talking:
-            talk.on_released()
-            if talk.talking:  # click-to-toggle mode keeps talking on release
-                talk.on_pressed()
-        else:
-            talk.on_pressed()
+        """Start talking, or send what was said (whatever the talk key does)."""
+        self._window.talk_input.toggle()
 
     def on_state_changed(self, event: StateChanged) -> None:
         """Recolour the icon and say the state in its tooltip."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sammy_desktop.config import Settings, TalkMode, Theme
+from sammy_desktop.config import SCHEMA_VERSION, Settings, TalkKey, TalkMode, Theme
 from sammy_desktop.config.store import SettingsError, SettingsStore
 
 
@@ -64,7 +64,7 @@ def test_saved_file_is_plain_json_without_secrets(
     store.save(Settings(api_base_url="https://gateway.example.org", voice="Kore"))
     text = store.path.read_text(encoding="utf-8")
     data = json.loads(text)
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == SCHEMA_VERSION
     assert data["talk_mode"] == "push_to_talk"
     # What is checked is the values: the key in the environment is not in the file, and
     # nothing in it is shaped like a Google API key, whatever its field is called.
@@ -114,6 +114,34 @@ def test_invalid_value_names_the_field_and_the_value(store: SettingsStore) -> No
     assert "Pause before answering (ms) is “20” (use a whole number from 100 to 5,000)" in notice
     assert "greater than or equal" not in notice  # pydantic's words stay in the log
     assert result.moved_aside is not None and result.moved_aside.exists()
+
+
+@pytest.mark.parametrize(
+    ("toggle", "talk_key"),
+    [(True, TalkKey.TAP_TO_TOGGLE), (False, TalkKey.HOLD_TO_TALK), (None, TalkKey.AUTO)],
+)
+def test_a_version_1_file_keeps_its_way_of_talking(
+    store: SettingsStore, toggle: bool | None, talk_key: TalkKey
+) -> None:
+    """Version 2 replaced the "click to toggle" switch by the talk key (Auto for new files)."""
+    store.path.parent.mkdir(parents=True)
+    old: dict[str, object] = {"schema_version": 1, "voice": "Kore"}
+    if toggle is not None:
+        old["push_to_talk_toggle"] = toggle
+    store.path.write_text(json.dumps(old), encoding="utf-8")
+    result = store.load()
+    assert not result.notices
+    assert result.settings.talk_key is talk_key
+    assert result.settings.voice == "Kore"
+    store.save(result.settings)
+    data = json.loads(store.path.read_text(encoding="utf-8"))
+    assert data["schema_version"] == SCHEMA_VERSION == 2
+    assert "push_to_talk_toggle" not in data, "the old switch is gone, not kept as unknown"
+    assert data["talk_key"] == talk_key.value
+
+
+def test_a_new_settings_file_talks_with_the_auto_key() -> None:
+    assert Settings().talk_key is TalkKey.AUTO
 
 
 def test_a_json_array_is_not_settings(store: SettingsStore) -> None:

@@ -20,7 +20,7 @@ from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from sammy_desktop.config import Settings, TalkMode, Theme
+from sammy_desktop.config import Settings, TalkKey, TalkMode, Theme
 from sammy_desktop.config.secrets import SecretStore
 from sammy_desktop.config.store import SettingsStore
 from sammy_desktop.core.events import AgentState, StateChanged
@@ -159,7 +159,10 @@ def agent(bus: EventBus) -> FakeAgent:
 
 @pytest.fixture
 def settings_state(tmp_path: Path, qapp: QApplication) -> SettingsState:
-    return SettingsState(SettingsStore(tmp_path / "settings.json"), Settings())
+    # Hold to talk: a test's press and release are instant, which Auto would take for a tap.
+    # Auto has its own tests (tests/ui/test_talk_input.py).
+    settings = Settings(talk_key=TalkKey.HOLD_TO_TALK)
+    return SettingsState(SettingsStore(tmp_path / "settings.json"), settings)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
+from sammy_desktop.config import TalkKey
 from sammy_desktop.core.events import AgentState
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.global_hotkey import GlobalHotkey
@@ -313,7 +314,7 @@ def test_key_events_from_the_listener_thread_talk_through_the_window(
 def test_space_and_the_hotkey_together_are_one_press_even_in_toggle_mode(
     qtbot: QtBot, agent: FakeAgent, settings_state: SettingsState, make_window: MakeWindow
 ) -> None:
-    settings_state.update(push_to_talk_toggle=True)
+    settings_state.update(talk_key=TalkKey.TAP_TO_TOGGLE)
     window = make_window()
     window.show()
     qtbot.waitExposed(window)

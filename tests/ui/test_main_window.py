@@ -12,7 +12,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
-from sammy_desktop.config import TalkMode, Theme
+from sammy_desktop.config import TalkKey, TalkMode, Theme
 from sammy_desktop.core.events import (
     AgentState,
     ErrorKind,
@@ -116,7 +116,7 @@ def test_space_in_the_text_box_types_instead_of_talking(
 def test_click_to_toggle_setting(
     qtbot: QtBot, window: MainWindow, agent: FakeAgent, settings_state: SettingsState
 ) -> None:
-    settings_state.update(push_to_talk_toggle=True)
+    settings_state.update(talk_key=TalkKey.TAP_TO_TOGGLE)
     agent.move_to(AgentState.READY)
     center = _center(window)
     QTest.mouseClick(window.talk_button, Qt.MouseButton.LeftButton, NO_MODIFIER, center)

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
-from sammy_desktop.config import Settings, TalkMode
+from sammy_desktop.config import Settings, TalkKey, TalkMode
 from sammy_desktop.core.events import AgentState
 from sammy_desktop.ui.assets import Assets
 from sammy_desktop.ui.bridge import EventBridge
@@ -41,6 +41,7 @@ def make_talk(qtbot: QtBot, bridge: EventBridge, agent: FakeAgent, tasks: UiTask
         *,
         controls: AgentControls | None = agent,
         play_sound: Callable[[str], None] | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> Talk:
         host = QWidget()
         qtbot.addWidget(host)
@@ -49,10 +50,12 @@ def make_talk(qtbot: QtBot, bridge: EventBridge, agent: FakeAgent, tasks: UiTask
         talk = TalkInput(
             button,
             hint,
-            settings=settings or Settings(),
+            # Hold to talk unless a test says otherwise: its presses are instant.
+            settings=settings or Settings(talk_key=TalkKey.HOLD_TO_TALK),
             tasks=tasks,
             controls=controls,
             play_sound=play_sound,
+            clock=clock or (lambda: 0.0),
             parent=host,
         )
         bridge.state_changed.connect(talk.on_state_changed)
@@ -119,7 +122,7 @@ def test_a_turn_the_agent_drops_ends_in_the_window_too(
 
 
 def test_click_to_toggle_ends_on_the_second_press(make_talk: MakeTalk, agent: FakeAgent) -> None:
-    talk = make_talk(Settings(push_to_talk_toggle=True))
+    talk = make_talk(Settings(talk_key=TalkKey.TAP_TO_TOGGLE))
     agent.move_to(AgentState.READY)
     assert talk.hint.text() == "Press Space or click to talk"
     talk.input.on_pressed()
@@ -129,6 +132,122 @@ def test_click_to_toggle_ends_on_the_second_press(make_talk: MakeTalk, agent: Fa
     talk.input.on_pressed()
     assert agent.names() == ["begin_talk", "end_talk"]
     assert not _talking(talk)
+
+
+class ManualClock:
+    """Seconds that pass only when the test says so."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_auto_a_short_tap_keeps_talking_until_the_next_press(
+    make_talk: MakeTalk, agent: FakeAgent
+) -> None:
+    clock = ManualClock()
+    sounds: list[str] = []
+    talk = make_talk(Settings(talk_key=TalkKey.AUTO), clock=clock, play_sound=sounds.append)
+    agent.move_to(AgentState.READY)
+    assert talk.hint.text() == "Hold Space to talk, or tap it"
+    talk.input.on_pressed()
+    clock.advance(0.100)
+    talk.input.on_released()
+    assert agent.names() == ["begin_talk"], "a 100 ms tap does not end the turn"
+    assert _talking(talk)
+    assert talk.hint.text() == "Listening… click again to send"
+    clock.advance(5.0)  # talking, hands off the key
+    talk.input.on_pressed()
+    assert agent.names() == ["begin_talk", "end_talk"], "the next press sends"
+    assert not _talking(talk)
+    clock.advance(0.100)
+    talk.input.on_released()  # that press's release starts and ends nothing
+    assert agent.names() == ["begin_talk", "end_talk"]
+    assert sounds == ["listen_start", "listen_stop"]
+
+
+def test_auto_a_hold_talks_only_while_held(make_talk: MakeTalk, agent: FakeAgent) -> None:
+    clock = ManualClock()
+    talk = make_talk(Settings(talk_key=TalkKey.AUTO), clock=clock)
+    agent.move_to(AgentState.READY)
+    talk.input.on_pressed()
+    assert agent.names() == ["begin_talk"], "talking starts on the press, not after it"
+    assert talk.hint.text() == "Listening…"
+    clock.advance(0.600)
+    talk.input.on_released()
+    assert agent.names() == ["begin_talk", "end_talk"]
+    assert not _talking(talk)
+    # And again: the tap before does not stick to the next hold.
+    talk.input.on_pressed()
+    clock.advance(0.100)
+    talk.input.on_released()
+    talk.input.on_pressed()  # sends the tapped turn
+    talk.input.on_released()
+    talk.input.on_pressed()
+    clock.advance(1.0)
+    talk.input.on_released()
+    assert agent.names()[2:] == ["begin_talk", "end_talk", "begin_talk", "end_talk"]
+
+
+def test_auto_a_tapped_turn_the_agent_drops_is_not_latched_into_the_next(
+    make_talk: MakeTalk, agent: FakeAgent
+) -> None:
+    clock = ManualClock()
+    talk = make_talk(Settings(talk_key=TalkKey.AUTO), clock=clock)
+    agent.move_to(AgentState.READY)
+    talk.input.on_pressed()
+    talk.input.on_released()  # a tap: latched
+    agent.move_to(AgentState.DISCONNECTED, "connection lost")
+    assert not _talking(talk)
+    agent.move_to(AgentState.READY)
+    talk.input.on_pressed()
+    assert talk.hint.text() == "Listening…", "a new hold, not the old latched turn"
+    clock.advance(1.0)
+    talk.input.on_released()
+    assert not _talking(talk)
+
+
+@pytest.mark.parametrize("key", list(TalkKey))
+def test_toggle_start_and_stop_act_the_same_whatever_the_talk_key(
+    make_talk: MakeTalk, agent: FakeAgent, key: TalkKey
+) -> None:
+    """The tray's Talk and ``--toggle-talk``/``--talk-start``/``--talk-stop`` have no key."""
+    talk = make_talk(Settings(talk_key=key))
+    agent.move_to(AgentState.READY)
+    talk.input.toggle()
+    assert _talking(talk)
+    talk.input.start()  # already talking: nothing new
+    assert agent.names() == ["begin_talk"]
+    talk.input.toggle()
+    assert not _talking(talk)
+    talk.input.stop()  # not talking: nothing to send
+    assert agent.names() == ["begin_talk", "end_talk"]
+    talk.input.start()
+    assert _talking(talk)
+    talk.input.stop()
+    assert agent.names() == ["begin_talk", "end_talk", "begin_talk", "end_talk"]
+
+
+def test_hands_free_start_and_stop_resume_and_pause_the_microphone(
+    make_talk: MakeTalk, agent: FakeAgent
+) -> None:
+    talk = make_talk(Settings(talk_mode=TalkMode.HANDS_FREE))
+    agent.move_to(AgentState.READY)
+    talk.input.start()  # live already
+    assert agent.names() == []
+    talk.input.stop()
+    talk.input.stop()
+    assert agent.names() == ["end_talk"]
+    assert not _talking(talk)
+    talk.input.start()
+    assert agent.names() == ["end_talk", "begin_talk"]
+    talk.input.toggle()
+    assert agent.names() == ["end_talk", "begin_talk", "end_talk"]
 
 
 def test_hands_free_presses_pause_and_resume_the_microphone(

@@ -22,7 +22,8 @@ from sammy_desktop.ui.talk_view import (
     talk_view,
 )
 
-HOLD, TOGGLE, HANDS_FREE = PressMode.HOLD, PressMode.TOGGLE, PressMode.HANDS_FREE
+AUTO, HOLD, TOGGLE = PressMode.AUTO, PressMode.HOLD, PressMode.TOGGLE
+HANDS_FREE = PressMode.HANDS_FREE
 IDLE, LISTENING, SPEAKING, UNAVAILABLE = (
     TalkLook.IDLE,
     TalkLook.LISTENING,
@@ -86,6 +87,13 @@ TABLE: dict[AgentState, dict[PressMode, tuple[TalkLook, str, str]]] = {
     },
 }
 
+# Auto (hold, or tap to keep talking) says what hold to talk says, except where it invites a
+# press: there it says a tap works too.
+for _state, _row in TABLE.items():
+    _row[AUTO] = _row[HOLD]
+TABLE[S.READY][AUTO] = (IDLE, "Hold Space to talk, or tap it", "Ready")
+TABLE[S.RESTING][AUTO] = (IDLE, "Hold Space to talk, or tap it", "Resting")
+
 # The hints that change while the person types in the text box (Space types there);
 # every other state and mode says what TABLE says.
 TYPING: dict[AgentState, dict[PressMode, str]] = {
@@ -110,6 +118,9 @@ TYPING: dict[AgentState, dict[PressMode, str]] = {
         TOGGLE: "Click the button to start a new conversation",
     },
 }
+
+for _typing_row in TYPING.values():
+    _typing_row[AUTO] = _typing_row[HOLD]
 
 ALL = [
     TalkSituation(state, mode, press, mic_works, paused, available, typing)
@@ -176,6 +187,10 @@ INVITATIONS: dict[AgentState, dict[PressMode, str]] = {
         HANDS_FREE: "Click the button to connect, then just talk.",
     },
 }
+
+
+for _invitation_row in INVITATIONS.values():
+    _invitation_row.setdefault(AUTO, _invitation_row[HOLD])
 
 
 def test_the_invitations_cover_every_state() -> None:

@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
-from sammy_desktop.config import AppPaths, Settings
+from sammy_desktop.config import AppPaths, Settings, TalkKey
 from sammy_desktop.core.agent import AgentCore
 from sammy_desktop.core.backoff import ReconnectPolicy
 from sammy_desktop.core.endpoint import make_client_factory
@@ -103,7 +103,7 @@ def test_demo_conversation_through_the_window(
     bus = EventBus()
     bridge = EventBridge(bus)
     paths = AppPaths.profile(tmp_path / "profile")
-    settings = Settings()
+    settings = Settings(talk_key=TalkKey.HOLD_TO_TALK)  # its presses are instant
     history = ConversationHistory(paths.history_dir)
     port = QtConfirmationPort()
     tools = ToolManager(
