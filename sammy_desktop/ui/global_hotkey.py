@@ -12,24 +12,42 @@ happens in a worker thread, never on the event loop. Where the desktop cannot le
 see keys pressed in other windows (Wayland, an X server without RECORD, macOS without the
 Input Monitoring permission) the hotkey stays
 off and ``status`` says why, in a sentence the settings pane shows; nothing crashes.
+
+In a Wayland session the desktop itself holds the keys: where it offers the portal's
+GlobalShortcuts, the hotkey is a shortcut bound there (:mod:`sammy_desktop.ui.portal_shortcuts`),
+pressed and released like the listener's; where it does not, ``status`` names the command
+line to bind in the desktop's keyboard settings instead. ``unavailable_changed`` tells the
+settings pane when to offer those command lines.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 
 from sammy_desktop.config import Settings
 from sammy_desktop.ui.controls import UiTasks
+from sammy_desktop.ui.instance.commands import RemoteCommand, command_line
 from sammy_desktop.ui.key_listeners import (
     STOP_TIMEOUT_S,
     HotkeyUnavailableError,
     KeyListener,
     StartListener,
     start_system_listener,
+)
+from sammy_desktop.ui.portal_shortcuts import (
+    PortalOutcome,
+    PortalShortcuts,
+    PortalState,
+    status_sentence,
+    wayland_session,
 )
 from sammy_desktop.ui.settings_state import SettingsState
 
@@ -52,6 +70,9 @@ class GlobalHotkey(QObject):
         settings_state: the live settings (``global_hotkey``, ``global_hotkey_keys``).
         tasks: runs the start and stop steps.
         start_listener: starts the system-wide listener (:func:`start_system_listener`).
+        config_dir: the ``--config-dir`` profile, named in the command line to bind.
+        environ: the environment that says whether this is a Wayland session
+            (``os.environ`` when None).
         parent: the Qt parent.
     """
 
@@ -64,24 +85,32 @@ class GlobalHotkey(QObject):
     status_changed = Signal(str)
     """A sentence for the settings pane: on, unavailable and why, or "" when off."""
 
+    unavailable_changed = Signal(bool)
+    """True while the hotkey is switched on but cannot work here, False otherwise."""
+
     def __init__(
         self,
         settings_state: SettingsState,
         tasks: UiTasks,
         *,
         start_listener: StartListener = start_system_listener,
+        config_dir: Path | None = None,
+        environ: Mapping[str, str] | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self._state = settings_state
         self._tasks = tasks
         self._start_listener = start_listener
+        self._config_dir = config_dir
+        self._wayland = wayland_session(os.environ if environ is None else environ, sys.platform)
         self._relay = _Relay(self)
-        self._listener: KeyListener | None = None
+        self._listener: KeyListener | PortalShortcuts | None = None
         self._listening_keys: str | None = None
         self._tried: str | None = None
         self._down = False
         self._status = ""
+        self._unavailable = False
         self._closed = False
         self._reconcile_task: asyncio.Task[Any] | None = None
         self._idle = asyncio.Event()
@@ -156,6 +185,9 @@ class GlobalHotkey(QObject):
             self._idle.set()
 
     async def _start(self, keys: str) -> None:
+        if self._wayland:
+            await self._start_portal(keys)
+            return
         try:
             self._listener = await asyncio.to_thread(
                 self._start_listener, keys, self._relay.down.emit, self._relay.up.emit
@@ -164,32 +196,63 @@ class GlobalHotkey(QObject):
             _log.info("global hotkey not available: %s", exc)
             self._set_status(
                 f"Not available on this desktop: {exc} Hold Space in Sammy's window to talk "
-                "instead."
+                "instead.",
+                unavailable=True,
             )
             return
         except Exception:  # noqa: BLE001 - a broken listener must not break the app
             _log.exception("the global hotkey could not start")
             self._set_status(
                 "The hotkey could not start; the log file has the details. Hold Space in "
-                "Sammy's window to talk instead."
+                "Sammy's window to talk instead.",
+                unavailable=True,
             )
             return
         self._listening_keys = keys
         _log.info("global hotkey on: %s", keys)
         self._set_status(f"On: hold {keys} in any window to talk.")
 
+    async def _start_portal(self, keys: str) -> None:
+        """Wayland: the shortcut through the desktop portal (it may ask the person first)."""
+        portal = PortalShortcuts(
+            self._relay.down.emit, self._relay.up.emit, lambda state: self._on_portal(portal, state)
+        )
+        state = await portal.bind(keys)
+        if state.outcome is PortalOutcome.BOUND:
+            self._listener, self._listening_keys = portal, keys
+        self._show_portal(state)
+
+    def _on_portal(self, portal: PortalShortcuts, state: PortalState) -> None:
+        """The bound shortcut got other keys, or was lost (the portal or the bus went away)."""
+        if portal is not self._listener:
+            return
+        if state.outcome is not PortalOutcome.BOUND:
+            self._listener = self._listening_keys = None
+            self._on_up()  # never leave the person "talking"
+        self._show_portal(state)
+
+    def _show_portal(self, state: PortalState) -> None:
+        toggle = command_line(RemoteCommand.TOGGLE_TALK, self._config_dir)
+        bound = state.outcome is PortalOutcome.BOUND
+        self._set_status(status_sentence(state, toggle), unavailable=not bound)
+
     async def _stop_listener(self) -> None:
         listener, self._listener, self._listening_keys = self._listener, None, None
-        if listener is not None:
+        if isinstance(listener, PortalShortcuts):
+            await listener.close()
+        elif listener is not None:
             await asyncio.to_thread(listener.stop)
         if self._down:  # never leave the person "talking" after the hotkey went away
             self._down = False
             self.released.emit()
 
-    def _set_status(self, text: str) -> None:
+    def _set_status(self, text: str, *, unavailable: bool = False) -> None:
         if text != self._status:
             self._status = text
             self.status_changed.emit(text)
+        if unavailable != self._unavailable:
+            self._unavailable = unavailable
+            self.unavailable_changed.emit(unavailable)
 
     def _on_settings_changed(self, _settings: Settings, names: frozenset[str]) -> None:
         if names & {"global_hotkey", "global_hotkey_keys"}:

@@ -73,6 +73,7 @@ CALL_TIMEOUT_S: Final = 10.0
 BIND_TIMEOUT_S: Final = 300.0
 """How long the desktop's dialog for the shortcut may stay open before Sammy gives up."""
 
+_NO_PORTAL_RUNS: Final = "no desktop portal is running, so it has no GlobalShortcuts."
 _NO_SUCH_SERVICE: Final = frozenset(
     {"org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner"}
 )
@@ -215,8 +216,8 @@ def status_sentence(state: PortalState, toggle_command: str) -> str:
             return "On: hold the keys your desktop gave Sammy's shortcut in any window to talk."
         case PortalOutcome.NO_PORTAL:
             return (
-                f"Not available on this desktop: {state.reason} In your desktop's keyboard "
-                f"settings, bind a key to this command instead: {toggle_command}"
+                f"Not available on this desktop: {state.reason} Bind a key to "
+                f"{toggle_command} in your desktop's keyboard settings instead."
             )
         case PortalOutcome.REFUSED:
             return (
@@ -456,9 +457,7 @@ class PortalShortcuts:
             )
         except jeepney.DBusErrorResponse as exc:
             if exc.name in _NO_SUCH_SERVICE:
-                raise _Unavailable(
-                    PortalOutcome.NO_PORTAL, "there is no desktop portal on the session bus."
-                ) from None
+                raise _Unavailable(PortalOutcome.NO_PORTAL, _NO_PORTAL_RUNS) from None
             _log.debug("the portal's host registry did not take the app id: %s", exc)
 
     async def _check_interface(self) -> None:
@@ -468,9 +467,12 @@ class PortalShortcuts:
         except jeepney.DBusErrorResponse as exc:
             _log.info("the desktop portal has no GlobalShortcuts: %s", exc)
             if exc.name in _NO_SUCH_SERVICE:
-                reason = "there is no desktop portal on the session bus."
+                reason = _NO_PORTAL_RUNS
             else:
-                reason = "its desktop portal has no GlobalShortcuts."
+                reason = (
+                    "its desktop portal has no GlobalShortcuts (KDE Plasma 6 and GNOME 48 have "
+                    "them)."
+                )
             raise _Unavailable(PortalOutcome.NO_PORTAL, reason) from None
         _log.debug("portal GlobalShortcuts version %s", _variant(version))
 

@@ -218,7 +218,7 @@ class PortalService:
 
     def _shortcut_signal(self, member: str, shortcut_id: str) -> None:
         session = self.sessions[-1]
-        body = (session, shortcut_id, 1234, {})
+        body: tuple[str, str, int, dict[str, Any]] = (session, shortcut_id, 1234, {})
         self._emit(new_signal(self._shortcuts_address(), member, "osta{sv}", body))
 
     def _emit(self, message: Message) -> None:

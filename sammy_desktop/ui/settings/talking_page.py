@@ -5,7 +5,9 @@ Every field here is generated from the Settings model. Added by hand: the choice
 (the system's microphone indicator stays on, a Bluetooth headset loses quality), and the
 pre-roll switched off where it does not apply (the microphone closed between turns); and,
 under the global hotkey's switch, a calm sentence when this desktop will not let an app see
-keys pressed in other windows (Wayland, for one), so the switch never seems to do nothing.
+keys pressed in other windows (Wayland, for one), so the switch never seems to do nothing,
+and then the command lines to bind in the desktop's keyboard settings instead
+(:mod:`.talk_commands`).
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ from PySide6.QtWidgets import QComboBox, QLabel
 from sammy_desktop.config.settings import MicBetweenTurns
 from sammy_desktop.ui.settings.page import FieldsPage
 from sammy_desktop.ui.settings.sections import SettingsSection
+from sammy_desktop.ui.settings.talk_commands import TalkCommands
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from PySide6.QtWidgets import QWidget
 
     from sammy_desktop.ui.settings_state import SettingsState
@@ -43,10 +48,17 @@ class TalkingPage(FieldsPage):
 
     Args:
         state: the live settings.
+        config_dir: the ``--config-dir`` profile, named in the command lines to bind.
         parent: the Qt parent.
     """
 
-    def __init__(self, state: SettingsState, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        state: SettingsState,
+        parent: QWidget | None = None,
+        *,
+        config_dir: Path | None = None,
+    ) -> None:
         super().__init__(SettingsSection.TALKING, state, parent)
         self.add_generated()
         self._label_mic_choices()
@@ -56,6 +68,9 @@ class TalkingPage(FieldsPage):
         self.hotkey_status.setAccessibleName("Global hotkey status")
         self.hotkey_status.hide()
         self.cards["global_hotkey"].add_below(self.hotkey_status)
+        self.talk_commands = TalkCommands(config_dir)
+        self.talk_commands.hide()
+        self.cards["global_hotkey"].add_below(self.talk_commands)
 
     def _label_mic_choices(self) -> None:
         card = self.cards["mic_between_turns"]
@@ -81,3 +96,7 @@ class TalkingPage(FieldsPage):
         """Say under the global hotkey switch whether it works here, and why not ("" hides)."""
         self.hotkey_status.setText(text)
         self.hotkey_status.setVisible(bool(text))
+
+    def show_hotkey_commands(self, shown: bool) -> None:
+        """Offer the command lines to bind (while the hotkey is on but cannot work here)."""
+        self.talk_commands.setVisible(shown)

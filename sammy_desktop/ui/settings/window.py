@@ -139,7 +139,9 @@ class SettingsWindow(QWidget):
             settings_state, secrets, tasks, check_key=check_key, on_try_demo=on_try_demo
         )
         self.voice_page = VoicePage(settings_state, tasks, client_factory=client_factory)
-        self.talking_page = TalkingPage(settings_state)
+        self.talking_page = TalkingPage(
+            settings_state, config_dir=paths.profile_dir if paths is not None else None
+        )
         self.devices_page = DevicesPage(
             settings_state,
             tasks,
@@ -253,6 +255,10 @@ class SettingsWindow(QWidget):
     def show_hotkey_status(self, text: str) -> None:
         """Say under the global hotkey switch whether it works here, and why not ("" hides)."""
         self.talking_page.show_hotkey_status(text)
+
+    def show_hotkey_commands(self, shown: bool) -> None:
+        """Offer the command lines to bind where the hotkey cannot work (True), or not."""
+        self.talking_page.show_hotkey_commands(shown)
 
     # ------------------------------------------------------------------ slots
 
