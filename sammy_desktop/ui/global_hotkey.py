@@ -154,6 +154,9 @@ class GlobalHotkey(QObject):
         task = self._reconcile_task
         if task is not None and not task.done():
             await asyncio.wait([task], timeout=timeout_s)
+        if task is not None and not task.done():  # e.g. the desktop's shortcut dialog is open
+            task.cancel()
+            await asyncio.wait([task], timeout=timeout_s)
         if self._listener is not None:
             try:
                 await asyncio.wait_for(self._stop_listener(), timeout_s)

@@ -50,8 +50,8 @@ __all__ = [
 _log = logging.getLogger(__name__)
 
 # Imported on first use: jeepney is a dependency on Linux only, and only Wayland needs it.
+# (_connect imports jeepney.io.asyncio by name, which is also how PyInstaller finds it.)
 jeepney = lazy_module("jeepney")
-jeepney_asyncio = lazy_module("jeepney.io.asyncio")
 Message = Any  # jeepney.Message (jeepney has no type hints)
 DBusConnection = Any  # jeepney.io.asyncio.DBusConnection
 
@@ -408,9 +408,15 @@ class PortalShortcuts:
 
     async def _connect(self) -> DBusConnection:
         try:
-            conn = await asyncio.wait_for(
-                jeepney_asyncio.open_dbus_connection(self._bus), CALL_TIMEOUT_S
+            from jeepney.io.asyncio import (  # type: ignore[import-untyped]
+                open_dbus_connection,
             )
+        except ImportError:
+            raise _Unavailable(
+                PortalOutcome.NO_PORTAL, "Sammy was installed without jeepney, its D-Bus library."
+            ) from None
+        try:
+            conn = await asyncio.wait_for(open_dbus_connection(self._bus), CALL_TIMEOUT_S)
         except KeyError:  # no DBUS_SESSION_BUS_ADDRESS
             raise _Unavailable(PortalOutcome.NO_PORTAL, "there is no D-Bus session bus.") from None
         except (OSError, EOFError, RuntimeError, ValueError) as exc:

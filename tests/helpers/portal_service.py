@@ -15,7 +15,8 @@ thread-safe connection, and answers as xdg-desktop-portal does:
   returns misses it;
 - ``org.freedesktop.portal.Session.Close`` on a session's path.
 
-``bind_response=1`` answers BindShortcuts as a person who cancelled the desktop's dialog;
+``bind_response=1`` answers BindShortcuts as a person who cancelled the desktop's dialog,
+``bind_response=None`` never answers it (the dialog left open);
 ``shortcuts=False`` is a portal without GlobalShortcuts. :meth:`PortalService.press` and
 :meth:`PortalService.release` emit ``Activated`` and ``Deactivated`` for the bound shortcut;
 :meth:`PortalService.assign` emits ``ShortcutsChanged`` as when the person picks other keys.
@@ -88,7 +89,8 @@ class PortalService:
     """The test portal; use :func:`running_portal` to run one for a block.
 
     Args:
-        bind_response: BindShortcuts' response code (0 bound, 1 cancelled, 2 other).
+        bind_response: BindShortcuts' response code (0 bound, 1 cancelled, 2 other), or
+            None to leave it unanswered.
         shortcuts: whether GlobalShortcuts is there at all.
         registry: whether the host registry is there.
         assigned: the trigger description the "desktop" answers with; the preferred
@@ -99,7 +101,7 @@ class PortalService:
     def __init__(
         self,
         *,
-        bind_response: int = 0,
+        bind_response: int | None = 0,
         shortcuts: bool = True,
         registry: bool = True,
         assigned: str | None = None,
@@ -306,6 +308,8 @@ class PortalService:
             with self._lock:
                 self._records.bound.append(bound)
             self._triggers[shortcut_id] = self.assigned or bound.preferred_trigger or ""
+        if self.bind_response is None:
+            return [new_method_return(call, "o", (_request_path_of(sender, options),))]
         if self.bind_response != 0:
             return self._respond(call, sender, options, self.bind_response, {})
         results = {"shortcuts": ("a(sa{sv})", self._shortcut_list())}
@@ -326,14 +330,18 @@ class PortalService:
         results: dict[str, Any],
     ) -> list[Message]:
         """The Response signal on the promised request path, then the method's reply."""
-        token = _variant(options.get("handle_token", ("s", "t1")))
-        handle = f"{PORTAL_PATH}/request/{_path_part(sender)}/{token}"
+        handle = _request_path_of(sender, options)
         with self._lock:
             self._records.request_paths.append(handle)
         request = DBusAddress(handle, interface=REQUEST)
         response = new_signal(request, "Response", "ua{sv}", (code, results))
         response.header.fields[HeaderFields.destination] = sender
         return [response, new_method_return(call, "o", (handle,))]
+
+
+def _request_path_of(sender: str, options: dict[str, Any]) -> str:
+    token = _variant(options.get("handle_token", ("s", "t1")))
+    return f"{PORTAL_PATH}/request/{_path_part(sender)}/{token}"
 
 
 def _path_part(unique_name: str) -> str:

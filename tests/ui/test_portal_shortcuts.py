@@ -38,7 +38,7 @@ from sammy_desktop.ui.settings.talk_commands import TalkCommands
 from sammy_desktop.ui.settings_state import SettingsState
 from tests.helpers.portal_service import BoundShortcut, PortalService, running_portal
 
-from .conftest import FakeAgent, MakeSettingsWindow, MakeWindow, talking
+from .conftest import FakeAgent, MakeSettingsWindow, MakeWindow, talking, wait_until
 
 WAYLAND = {"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "wayland"}
 WAIT_S = 5.0
@@ -290,6 +290,26 @@ def test_a_refusal_is_a_sentence_and_the_session_is_closed(
         await hotkey.aclose()
 
     with running_portal(bind_response=1) as portal:
+        qloop.run(scenario(portal))
+
+
+def test_quitting_while_the_desktops_dialog_is_open_does_not_wait_for_it(
+    session_bus: None, qloop: asyncio.Runner, settings_state: SettingsState, tasks: UiTasks
+) -> None:
+    hotkey = GlobalHotkey(settings_state, tasks, environ=WAYLAND)
+
+    async def scenario(portal: PortalService) -> None:
+        settings_state.update(global_hotkey=True)
+        hotkey.apply()
+        await wait_until(lambda: bool(portal.bound), WAIT_S)  # the portal's thread: no signal
+        with pytest.raises(TimeoutError):
+            await hotkey.wait_applied(timeout_s=0.2)  # the person has not answered
+        async with asyncio.timeout(WAIT_S):
+            await hotkey.aclose(timeout_s=0.5)
+        assert not _listening(hotkey)
+        assert tasks.pending == 0
+
+    with running_portal(bind_response=None) as portal:
         qloop.run(scenario(portal))
 
 
