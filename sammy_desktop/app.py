@@ -102,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep settings, data and logs in DIR (a profile folder) instead of the "
         "platform's standard folders",
     )
+    parser.add_argument(
+        "--start-hidden",
+        action="store_true",
+        help="start with only the tray icon, the window hidden (how Start at login starts "
+        "Sammy); where there is no system tray the window shows anyway",
+    )
     # Optional: without a command the app starts, and every flag above works as before.
     commands = parser.add_subparsers(
         dest="command", metavar="COMMAND", help="instead of opening the window: history"
@@ -385,7 +391,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from sammy_desktop.desktop_app import LaunchOptions
 
-    options = LaunchOptions(demo=args.demo, api_base_url=args.api_base_url)
+    options = LaunchOptions(
+        demo=args.demo, api_base_url=args.api_base_url, start_hidden=args.start_hidden
+    )
 
     async def run() -> int:
         quit_signal = QuitSignal()

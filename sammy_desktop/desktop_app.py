@@ -58,10 +58,13 @@ class LaunchOptions:
     Attributes:
         demo: start in the offline demo right away (``--demo``).
         api_base_url: the ``--api-base-url`` endpoint override, or None.
+        start_hidden: start with only the tray icon (``--start-hidden``, how Start at login
+            starts the app); without a system tray the window shows anyway.
     """
 
     demo: bool = False
     api_base_url: str | None = None
+    start_hidden: bool = False
 
 
 class DesktopApp:
@@ -155,6 +158,7 @@ class DesktopApp:
         self.controls = VoiceControls(self.agent, self.audio)
 
         self.window: MainWindow = self._build_windows()
+        self._build_desktop_integration()
         self._connect_signals()
 
     # ------------------------------------------------------------------ building
@@ -264,6 +268,33 @@ class DesktopApp:
         history.continued.connect(window.show_continuing)
         return history
 
+    def _build_desktop_integration(self) -> None:
+        """Start at login (the settings switch) and the applications-menu offer."""
+        from sammy_desktop.ui.autostart_switch import AutostartSwitch
+        from sammy_desktop.ui.desktop_entry_offer import DesktopEntryOffer
+        from sammy_desktop.ui.settings import SettingsSection
+
+        paths = self._context.paths
+        self.autostart = AutostartSwitch(
+            self.settings_state, self.tasks, profile_dir=paths.profile_dir, parent=self._app
+        )
+        card = self.settings_window.appearance_page.cards.get("start_at_login")
+        if card is not None:
+            self.autostart.show_on(
+                card,
+                banner=lambda text: self.window.show_banner_for_settings(
+                    SettingsSection.APPEARANCE, text, "warning"
+                ),
+            )
+        self.desktop_entry_offer = DesktopEntryOffer(
+            self.window.banners,
+            self.settings_state,
+            self.tasks,
+            self.assets,
+            is_profile=paths.is_profile,
+            parent=self._app,
+        )
+
     def _live_history_file(self) -> Path | None:
         """The file of the conversation being written now (it cannot be deleted)."""
         return self.history.path if self.agent.state.is_running else None
@@ -281,9 +312,12 @@ class DesktopApp:
     async def run(self, on_window_shown: Callable[[MainWindow], None] | None = None) -> int:
         """Show the window, connect (or welcome), and run until a quit is asked for.
 
-        The window shows as soon as the devices are open. The Live SDK (a third of the
-        start-up when imported up front) loads on a worker thread after that; a connection
-        started meanwhile says Connecting and waits for it (:meth:`_ready_to_connect`).
+        The window shows as soon as the devices are open; with ``--start-hidden`` only the
+        tray icon does (and the window all the same where there is no tray: an app must
+        never be out of reach). ``on_window_shown`` is called with the window at that point,
+        shown or hidden. The Live SDK (a third of the start-up when imported up front) loads
+        on a worker thread after that; a connection started meanwhile says Connecting and
+        waits for it (:meth:`_ready_to_connect`).
         """
         self.loop_watchdog.start()
         await self._start_audio()
@@ -295,10 +329,20 @@ class DesktopApp:
                 self.tasks.run(self.agent.start(), name="agent-start")
         else:
             self._show_welcome()
-        self.window.show()
-        _log.info("window shown")
+        if self._options.start_hidden and self.tray.available():
+            _log.info("started hidden: only the tray icon shows (--start-hidden)")
+        else:
+            if self._options.start_hidden:
+                _log.info(
+                    "--start-hidden asked for the tray icon only, but this desktop has no "
+                    "system tray: showing the window"
+                )
+            self.window.show()
+            _log.info("window shown")
         if on_window_shown is not None:
             on_window_shown(self.window)
+        self.autostart.reconcile()
+        self.desktop_entry_offer.start()
         self._live_sdk()
         self.mcp.start()
         await self._quit.wait()

@@ -56,6 +56,7 @@ __all__ = [
     "profile_tag",
     "run_key_value",
     "run_value_name",
+    "same_command",
     "xdg_autostart_path",
     "xdg_autostart_text",
     "xdg_config_home",
@@ -353,7 +354,11 @@ class Autostart:
         Raises:
             IntegrationError: the entry could not be read.
         """
-        found = self.command()
-        if isinstance(found, str):
-            return found == run_key_value(command)
-        return found == list(command)
+        return same_command(self.command(), command)
+
+
+def same_command(found: list[str] | str | None, command: Sequence[str]) -> bool:
+    """Whether an entry's command (:meth:`Autostart.command`) is exactly ``command``."""
+    if isinstance(found, str):
+        return found == run_key_value(command)
+    return found == list(command)
