@@ -309,8 +309,12 @@ class PortalShortcuts:
     async def bind(self, keys: str) -> PortalState:
         """Ask the desktop for the shortcut, ``keys`` (settings spelling) preferred.
 
-        Returns once the desktop answered: bound, or why not (never raises; a refusal
-        closes what was opened). The desktop may show a dialog first.
+        Returns once the desktop answered: bound, or why not (whatever the desktop, the
+        bus or the person does, nothing is raised; a refusal closes what was opened). The
+        desktop may show a dialog first.
+
+        Raises:
+            RuntimeError: this object was bound or closed already (a programming error).
         """
         if self._conn is not None or self._closed:
             raise RuntimeError("a PortalShortcuts binds once")
