@@ -11,14 +11,17 @@ import sys
 from pathlib import Path
 
 import pytest
+import qasync
 from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import QAbstractButton, QApplication
 from pytestqt.qtbot import QtBot
 
-from sammy_desktop.config import Settings
+from sammy_desktop.app import AppContext, QuitSignal, run_app
+from sammy_desktop.config import AppPaths, Settings
 from sammy_desktop.config.store import SettingsStore
-from sammy_desktop.integration.autostart import Autostart
+from sammy_desktop.integration.autostart import Autostart, launch_command
 from sammy_desktop.integration.desktop_file import parse_desktop_file, parse_exec
+from sammy_desktop.integration.launch import program_path
 from sammy_desktop.ui.autostart_switch import AutostartSwitch
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.settings.appearance_page import AppearancePage
@@ -189,3 +192,35 @@ def test_at_start_the_switch_goes_off_when_the_entry_was_removed(
     assert not _on(state)
     assert not rig.editor.isChecked()
     assert not (config_home / "autostart").exists()  # nothing written
+
+
+def test_the_running_app_rewrites_a_stale_entry_at_start(
+    qapp: QApplication, tmp_path: Path, config_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = AppPaths.profile(tmp_path / "profile")
+    assert paths.profile_dir is not None
+    entry = Autostart(paths.profile_dir)
+    entry.enable(["/where/the/app/was/sammy-desktop", "--config-dir", str(paths.profile_dir)])
+    context = AppContext.create(paths)
+    reconciled: list[bool] = []
+
+    async def scenario() -> int:
+        quit_signal = QuitSignal()
+        reconcile = AutostartSwitch._reconcile
+
+        async def reconcile_then_quit(self: AutostartSwitch) -> None:
+            await reconcile(self)
+            reconciled.append(True)
+            quit_signal.request()
+
+        monkeypatch.setattr(AutostartSwitch, "_reconcile", reconcile_then_quit)
+        return await run_app(qapp, context, quit_signal)
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        assert runner.run(scenario()) == 0
+
+    assert reconciled == [True]
+    assert entry.command() == launch_command(
+        paths.profile_dir, start_hidden=True, program=program_path()
+    )
+    assert SettingsStore(paths.settings_file).load().settings.start_at_login
