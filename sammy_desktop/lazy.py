@@ -9,11 +9,13 @@ namespace, so every later attribute read is an ordinary one, with no indirection
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
+from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any
 
-__all__ = ["LazyModule", "lazy_module"]
+__all__ = ["LazyModule", "lazy_attributes", "lazy_module"]
 
 
 class LazyModule(ModuleType):
@@ -46,3 +48,27 @@ def lazy_module(name: str) -> Any:
     gives the real module's type.
     """
     return LazyModule(name)
+
+
+def lazy_attributes(package: str, where: Mapping[str, str]) -> Callable[[str], Any]:
+    """A package's ``__getattr__`` (PEP 562) that imports each exported name on first use.
+
+    A package whose ``__init__`` re-exports its modules' names imports them all whenever any
+    of its modules is imported. With this the ``__init__`` lists the names (under
+    ``TYPE_CHECKING`` for type checkers, and in ``where``: name -> module) and imports none:
+    ``sammy-desktop --talk-start`` then loads only what it needs and starts at once.
+
+    Args:
+        package: the package's ``__name__``.
+        where: each exported name and the module that defines it.
+    """
+
+    def __getattr__(name: str) -> Any:
+        module = where.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        setattr(sys.modules[package], name, value)  # from now on an ordinary attribute
+        return value
+
+    return __getattr__

@@ -26,15 +26,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Final
 
-from sammy_desktop.archive.export import EXPORT_FORMATS, ExportFormat, export_hits, export_session
-from sammy_desktop.archive.index import IndexUnavailable
-from sammy_desktop.archive.store import HistoryArchive, UnknownSession
-from sammy_desktop.archive.wording import count_words, cut_to, on_clock, short_duration
-from sammy_desktop.os_errors import os_error_reason
+from sammy_desktop.archive.formats import EXPORT_FORMATS, ExportFormat
 
 if TYPE_CHECKING:
     from sammy_desktop.archive.sessions import SessionSummary
+    from sammy_desktop.archive.store import HistoryArchive, UnknownSession
     from sammy_desktop.config.paths import AppPaths
+
+# The archive itself is imported by the functions that run an action: building the app's
+# command line (every launch, remote commands too) must not load it.
 
 __all__ = ["COMMAND", "LINE_WIDTH", "add_history_command", "list_lines", "run_history_command"]
 
@@ -126,6 +126,8 @@ def list_lines(summaries: Sequence[SessionSummary], *, width: int = LINE_WIDTH) 
     The short id, the start, the length, the tokens and the tool calls, then the first
     thing said, cut with "…" to what is left of the line.
     """
+    from sammy_desktop.archive.wording import count_words, cut_to, on_clock, short_duration
+
     rows = [
         [
             summary.short_id,
@@ -163,6 +165,8 @@ def run_history_command(args: argparse.Namespace, paths: AppPaths) -> int:
 
 
 def _run(args: argparse.Namespace, paths: AppPaths, out: IO[str], err: IO[str]) -> int:
+    from sammy_desktop.archive.store import HistoryArchive
+
     archive = HistoryArchive.for_paths(paths)
     buffer = io.StringIO()
     action = args.history_action
@@ -207,6 +211,9 @@ def _list(archive: HistoryArchive, out: IO[str], err: IO[str]) -> int:
 def _search(
     archive: HistoryArchive, text: str, fmt: str, limit: int, out: IO[str], err: IO[str]
 ) -> int:
+    from sammy_desktop.archive.export import export_hits
+    from sammy_desktop.archive.index import IndexUnavailable
+
     listed = archive.sessions()
     _problems(listed.problems, err)
     if not listed.sessions:
@@ -222,6 +229,10 @@ def _search(
 
 
 def _export(archive: HistoryArchive, reference: str, fmt: str, out: IO[str], err: IO[str]) -> int:
+    from sammy_desktop.archive.export import export_session
+    from sammy_desktop.archive.store import UnknownSession
+    from sammy_desktop.os_errors import os_error_reason
+
     try:
         summary = archive.resolve(reference)
         session = archive.session(summary.id)

@@ -18,8 +18,9 @@ import json
 import re
 from collections.abc import Sequence
 from datetime import tzinfo
-from typing import Any, Final, Literal, TypeAlias, get_args
+from typing import Any, Final
 
+from sammy_desktop.archive.formats import EXPORT_FORMATS, ExportFormat
 from sammy_desktop.archive.index import SearchHit
 from sammy_desktop.archive.sessions import (
     Session,
@@ -43,8 +44,6 @@ __all__ = [
     "export_session",
 ]
 
-ExportFormat: TypeAlias = Literal["md", "txt", "json"]
-EXPORT_FORMATS: Final[tuple[ExportFormat, ...]] = get_args(ExportFormat)
 
 _JSON_VERSION: Final = 1
 _CLOCK: Final = "%H:%M:%S"
