@@ -71,8 +71,11 @@ RESOURCE_FILES: Final[tuple[str, ...]] = (
 ICON_SOURCE: Final = "icons/app.svg"
 ICON_BASENAME: Final = "sammy-desktop"
 
-# The Qt modules the app imports. Every other PySide6 module is excluded outright.
-QT_MODULES_USED: Final[frozenset[str]] = frozenset({"QtCore", "QtGui", "QtWidgets", "QtSvg"})
+# The Qt modules the app imports. Every other PySide6 module is excluded outright. QtNetwork
+# is the local socket remote commands reach the running app on (its TLS plugins stay out).
+QT_MODULES_USED: Final[frozenset[str]] = frozenset(
+    {"QtCore", "QtGui", "QtWidgets", "QtSvg", "QtNetwork"}
+)
 
 # Qt plugins kept, per plugin folder, by file stem without the "lib" prefix (the same stem on
 # Linux, Windows and macOS). ``None`` keeps the whole folder; a folder missing here is dropped.

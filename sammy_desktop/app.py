@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import logging
 import os
+import shlex
 import signal
 import socket
 import sys
@@ -25,14 +26,18 @@ from sammy_desktop import __version__
 from sammy_desktop.app_logging import RedactingFilter, configure_logging
 from sammy_desktop.archive.cli import COMMAND as HISTORY_COMMAND
 from sammy_desktop.archive.cli import add_history_command, run_history_command
-from sammy_desktop.config import AppPaths, Settings
-from sammy_desktop.config.secrets import SecretStore
-from sammy_desktop.config.store import SettingsStore
+from sammy_desktop.config.paths import AppPaths
+from sammy_desktop.ui.instance.commands import REMOTE_FLAGS, RemoteCommand
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
+    from sammy_desktop.config import Settings
+    from sammy_desktop.config.secrets import SecretStore
+    from sammy_desktop.config.store import SettingsStore
     from sammy_desktop.desktop_app import LaunchOptions
+    from sammy_desktop.ui.instance.address import InstanceAddress
+    from sammy_desktop.ui.instance.server import InstanceLock
     from sammy_desktop.ui.main_window import MainWindow
 
 __all__ = ["AppContext", "build_parser", "display_problem", "main"]
@@ -108,6 +113,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="start with only the tray icon, the window hidden (how Start at login starts "
         "Sammy); where there is no system tray the window shows anyway",
     )
+    remote = parser.add_argument_group(
+        "the running Sammy",
+        "act on the Sammy already running with the same settings folder (--config-dir) "
+        "and exit: 0 when done, 1 with a reason when none runs or it could not",
+    ).add_mutually_exclusive_group()
+    for command, help_text in REMOTE_FLAGS.items():
+        remote.add_argument(
+            command.flag,
+            dest="remote",
+            action="store_const",
+            const=command,
+            default=None,
+            help=help_text,
+        )
     # Optional: without a command the app starts, and every flag above works as before.
     commands = parser.add_subparsers(
         dest="command", metavar="COMMAND", help="instead of opening the window: history"
@@ -173,6 +192,9 @@ class AppContext:
     @classmethod
     def create(cls, paths: AppPaths, redactor: RedactingFilter | None = None) -> AppContext:
         """Load the settings and open the secret store for ``paths``."""
+        from sammy_desktop.config.secrets import SecretStore
+        from sammy_desktop.config.store import SettingsStore
+
         paths.ensure()
         store = SettingsStore(paths.settings_file)
         loaded = store.load()
@@ -313,6 +335,7 @@ async def shutdown_tasks(grace_s: float) -> None:
 def _check_live(args: argparse.Namespace, paths: AppPaths, redactor: RedactingFilter) -> int:
     """``--check-live``: the check against the real service; no Qt, no window."""
     from sammy_desktop.check_live import CheckOptions, run_check_live
+    from sammy_desktop.config.secrets import SecretStore
 
     options = CheckOptions(
         paths=paths,
@@ -334,7 +357,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.model is not None and not args.check_live:
         parser.error("--model is only used with --check-live")
+    remote: RemoteCommand | None = args.remote
+    if remote is not None and (args.self_test or args.check_live or args.command):
+        parser.error(f"{remote.flag} acts on the running Sammy: it goes without other actions")
     paths = AppPaths.profile(args.config_dir) if args.config_dir else AppPaths.default()
+    if remote is not None:
+        # Before the log and the folders: they are the running app's.
+        code = _send_remote(remote, paths)
+        if code is not None:
+            return code
+        # --show with no Sammy running: start one, as a plain launch.
     try:
         paths.ensure()
     except OSError as exc:
@@ -365,6 +397,88 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(problem, file=sys.stderr)
         return 2
 
+    instance = _take_instance(paths, start_hidden=args.start_hidden)
+    if isinstance(instance, int):
+        return instance  # handed over to the running Sammy (or it could not be)
+    try:
+        return _run_window(args, paths, redactor, instance)
+    finally:
+        if instance is not None:
+            instance[0].release()
+
+
+def _send_remote(command: RemoteCommand, paths: AppPaths) -> int | None:
+    """A remote flag: the running app's answer as an exit code (None: start one for --show)."""
+    from sammy_desktop.ui.instance.address import InstanceAddress, InstanceAddressError
+    from sammy_desktop.ui.instance.client import NotRunningError, send_command
+
+    try:
+        reply = send_command(InstanceAddress.for_config_dir(paths.config_dir), command)
+    except InstanceAddressError as exc:
+        print(f"sammy-desktop: {exc}", file=sys.stderr)
+        return 1
+    except NotRunningError as exc:
+        if command is RemoteCommand.SHOW:
+            return None
+        folder = f" --config-dir {shlex.quote(str(paths.config_dir))}" if paths.is_profile else ""
+        print(
+            f"sammy-desktop: {exc}, so {command.flag} did nothing. Start it with: "
+            f"sammy-desktop{folder}",
+            file=sys.stderr,
+        )
+        return 1
+    if not reply.ok:
+        print(f"sammy-desktop: {reply.message}", file=sys.stderr)
+        return 1
+    if command is RemoteCommand.STATUS and sys.stdout is not None:
+        print(reply.message)
+    return 0
+
+
+_Instance = tuple["InstanceLock", "InstanceAddress"]
+
+
+def _take_instance(paths: AppPaths, *, start_hidden: bool) -> _Instance | int | None:
+    """Become the settings folder's one app, or hand over to the one that runs.
+
+    Returns:
+        The lock held and the address to take commands on; an exit code when another app
+        runs (0: it came to the front, or stays hidden for ``--start-hidden``; 1: it does
+        not answer); None when this app cannot tell (no lock file can be written there):
+        it runs without remote commands rather than not at all.
+    """
+    from sammy_desktop.ui.instance.address import InstanceAddress
+    from sammy_desktop.ui.instance.client import NotRunningError, send_command
+    from sammy_desktop.ui.instance.server import InstanceLock
+
+    try:
+        address = InstanceAddress.for_config_dir(paths.config_dir)
+        lock = InstanceLock(address)
+        if lock.acquire():
+            return lock, address
+    except OSError as exc:
+        _log.warning("running without remote commands or a single-instance check: %s", exc)
+        return None
+    if start_hidden:  # a login start with Sammy already up: leave it as it is
+        _log.info("Sammy already runs with %s; --start-hidden leaves it be", paths.config_dir)
+        return 0
+    try:
+        send_command(address, RemoteCommand.ACTIVATE)
+    except NotRunningError as exc:
+        print(f"sammy-desktop: {exc}", file=sys.stderr)
+        return 1
+    _log.info("Sammy already runs with %s: brought its window to the front", paths.config_dir)
+    print("sammy-desktop: Sammy is already running; its window is in front.", file=sys.stderr)
+    return 0
+
+
+def _run_window(
+    args: argparse.Namespace,
+    paths: AppPaths,
+    redactor: RedactingFilter,
+    instance: _Instance | None,
+) -> int:
+    """The app with its window, on a qasync loop, until it quits."""
     context = AppContext.create(paths, redactor)
 
     import qasync
@@ -392,7 +506,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from sammy_desktop.desktop_app import LaunchOptions
 
     options = LaunchOptions(
-        demo=args.demo, api_base_url=args.api_base_url, start_hidden=args.start_hidden
+        demo=args.demo,
+        api_base_url=args.api_base_url,
+        start_hidden=args.start_hidden,
+        instance_address=instance[1] if instance is not None else None,
     )
 
     async def run() -> int:

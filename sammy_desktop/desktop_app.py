@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from sammy_desktop.core.key_check import KeyCheck
     from sammy_desktop.ui import MainWindow
     from sammy_desktop.ui.history import HistoryWindow
+    from sammy_desktop.ui.instance.address import InstanceAddress
+    from sammy_desktop.ui.instance.server import InstanceServer
 
 __all__ = ["DesktopApp", "LaunchOptions"]
 
@@ -60,11 +62,14 @@ class LaunchOptions:
         api_base_url: the ``--api-base-url`` endpoint override, or None.
         start_hidden: start with only the tray icon (``--start-hidden``, how Start at login
             starts the app); without a system tray the window shows anyway.
+        instance_address: where this app, the one of its settings folder, takes remote
+            commands (``app.py`` holds the folder's lock); None takes none (tests).
     """
 
     demo: bool = False
     api_base_url: str | None = None
     start_hidden: bool = False
+    instance_address: InstanceAddress | None = None
 
 
 class DesktopApp:
@@ -154,6 +159,8 @@ class DesktopApp:
             before_connect=self._ready_to_connect,
         )
         self._live_sdk_loading: asyncio.Future[bool] | None = None
+        # Remote commands are taken once the window is up (run()).
+        self.instance_server: InstanceServer | None = None
         self._agent_ref.append(self.agent)
         self.controls = VoiceControls(self.agent, self.audio)
 
@@ -341,12 +348,37 @@ class DesktopApp:
             _log.info("window shown")
         if on_window_shown is not None:
             on_window_shown(self.window)
+        self._take_remote_commands()
         self.autostart.reconcile()
         self.desktop_entry_offer.start()
         self._live_sdk()
         self.mcp.start()
         await self._quit.wait()
         return self._quit.exit_code
+
+    def _take_remote_commands(self) -> None:
+        """Answer ``sammy-desktop --toggle-talk`` and the other remote commands from now on.
+
+        A socket that cannot be made costs the remote commands, not the app (logged).
+        """
+        address = self._options.instance_address
+        if address is None:
+            return
+        from sammy_desktop.ui.instance.remote_control import RemoteControl
+        from sammy_desktop.ui.instance.server import InstanceServer, InstanceServerError
+
+        tray = self.tray
+        self.remote_control = RemoteControl(
+            self.window, self._quit.request, describe=lambda: tray.tooltip
+        )
+        server = InstanceServer(address, self.remote_control.handle, parent=self._app)
+        try:
+            server.listen()
+        except InstanceServerError as exc:
+            _log.warning("no remote commands: %s", exc)
+            return
+        _log.info("taking remote commands on %s", address.server_name)
+        self.instance_server = server
 
     def _live_sdk(self) -> asyncio.Future[bool]:
         """The Live SDK's loading, started on first call: True once loaded, False if broken."""
@@ -398,6 +430,8 @@ class DesktopApp:
         stopped = self.timers.shutdown()
         if stopped:
             _log.info("%d timer(s) still running at quit", len(stopped))
+        if self.instance_server is not None:
+            self.instance_server.close()  # a command now finds no app, as it should
         steps: list[tuple[str, Callable[[], object]]] = [
             ("global hotkey", self.hotkey.aclose),
             ("ui tasks", lambda: self.tasks.aclose(STOP_TIMEOUT_S)),

@@ -38,6 +38,7 @@ __all__ = [
     "check_keyring",
     "check_portaudio",
     "check_qt",
+    "check_remote_control",
     "check_sqlite",
     "sine_tone",
 ]
@@ -49,6 +50,7 @@ LOAD_CHECK_NAMES: Final = (
     "audio-devices",
     "echo-canceller",
     "qt",
+    "remote-control",
     "sqlite",
 )
 
@@ -250,6 +252,41 @@ def check_qt() -> str:
     )
 
 
+def check_remote_control() -> str:
+    """Qt's local server takes a connection; on Linux the portal's D-Bus client loads.
+
+    The first is how ``--toggle-talk`` and the other remote commands reach the app, the
+    second how a Wayland desktop's shortcut talks.
+    """
+    import importlib
+    import os
+    import socket
+    import tempfile
+
+    from PySide6.QtNetwork import QLocalServer
+
+    with tempfile.TemporaryDirectory(prefix="sammy-selftest-") as folder:
+        windows = sys.platform == "win32"
+        name = f"sammy-selftest-{os.getpid()}" if windows else str(Path(folder) / "s")
+        server = QLocalServer()
+        server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        if not server.listen(name):
+            raise SelfTestFailure(f"Qt's local server cannot listen: {server.errorString()}")
+        try:
+            if not windows:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+                    client.connect(name)
+                    if not server.waitForNewConnection(5000):
+                        raise SelfTestFailure("Qt's local server took no connection")
+        finally:
+            server.close()
+    detail = "the control socket takes connections (QtNetwork)"
+    if sys.platform.startswith("linux"):
+        importlib.import_module("jeepney.io.asyncio")
+        detail += f"; the portal's D-Bus client jeepney {importlib.metadata.version('jeepney')}"
+    return detail
+
+
 def check_sqlite() -> str:
     """SQLite loads and has the FTS5 full-text index the notes tool searches with."""
     import sqlite3
@@ -294,6 +331,7 @@ LOAD_CHECKS: Final[tuple[tuple[str, Callable[[], str]], ...]] = tuple(
             check_audio_devices,
             check_echo_canceller,
             check_qt,
+            check_remote_control,
             check_sqlite,
         ),
         strict=True,

@@ -206,6 +206,8 @@ def test_the_command_line_without_a_command_is_what_it_was() -> None:
         "check_live": False,
         "model": None,
         "config_dir": None,
+        "start_hidden": False,
+        "remote": None,
         "command": None,
     }
     demo = parser.parse_args(["--demo", "--config-dir", "D", "--log-level", "debug"])

@@ -76,7 +76,7 @@ def test_filter_qt_collection_drops_unused_plugins_modules_and_translations(
 ) -> None:
     plugins = "PySide6/Qt/plugins"
     imports, binaries, datas = manifest.filter_qt_collection(
-        ["PySide6.QtCore", "PySide6.QtNetwork", "PySide6.QtWidgets", "shiboken6"],
+        ["PySide6.QtCore", "PySide6.QtMultimedia", "PySide6.QtWidgets", "shiboken6"],
         [
             ("/qt/plugins/platforms/libqxcb.so", f"{plugins}/platforms"),
             ("/qt/plugins/platforms/libqeglfs.so", f"{plugins}/platforms"),

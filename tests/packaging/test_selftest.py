@@ -57,6 +57,11 @@ def test_every_step_passes_in_a_development_install() -> None:
     assert details["audio-devices"].startswith("1 microphone (SammyVirtualMic), 2 speakers (")
     assert "frames of 10 ms processed" in details["echo-canceller"]
     assert "offscreen" in details["qt"]
+    assert re.fullmatch(
+        r"the control socket takes connections \(QtNetwork\); the portal's D-Bus client "
+        r"jeepney \d+\.\d+(\.\d+)?",
+        details["remote-control"],
+    )
     assert "0.50 s of PCM16 at 24000 Hz" in details["push-to-talk"]
     assert details["tool-call"].startswith("getCurrentContext answered")
     assert "with FTS5" in details["sqlite"]

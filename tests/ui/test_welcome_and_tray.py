@@ -12,7 +12,7 @@ from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.tray import TrayIcon
 
-from .conftest import FakeAgent, MakeWelcome, MakeWindow
+from .conftest import FakeAgent, MakeWelcome, MakeWindow, talking
 
 
 def test_the_demo_button_calls_its_callback(
@@ -69,6 +69,29 @@ def test_tray_follows_state_and_toggles_the_window(
     assert agent.names() == ["begin_talk", "end_talk"]
     tray.quit_action.trigger()
     assert quits == [True]
+
+
+def test_the_trays_menu_has_each_thing_a_tray_app_is_asked_for(
+    bridge: EventBridge, agent: FakeAgent, make_window: MakeWindow
+) -> None:
+    window = make_window()
+    window.show()
+    tray = TrayIcon(window, bridge, on_quit=lambda: None)
+    words = [action.text() for action in tray.menu.actions() if not action.isSeparator()]
+    assert words == ["Talk", "Stop speaking", "Hide Sammy", "Settings…", "Quit"]
+    opened: list[str] = []
+    window.settings_requested.connect(opened.append)
+    tray.settings_action.trigger()
+    assert opened == [""], "Settings opens where they were left, as the window's button"
+    # Talk from the tray is a toggle in every talk key (there is no key to hold).
+    agent.move_to(AgentState.READY)
+    tray.talk_action.trigger()
+    assert talking(window)
+    tray.menu.aboutToShow.emit()
+    assert tray.talk_action.text() == "Stop talking" and tray.talk_action.isChecked()
+    tray.talk_action.trigger()
+    assert not talking(window)
+    assert agent.names() == ["begin_talk", "end_talk"]
 
 
 def test_close_to_tray_hides_instead_of_quitting(

@@ -2,10 +2,10 @@
 
 from sammy_desktop.ui.instance.commands import (
     REMOTE_FLAGS,
-    Reply,
     RemoteCommand,
+    Reply,
     command_line,
     program_path,
 )
 
-__all__ = ["REMOTE_FLAGS", "Reply", "RemoteCommand", "command_line", "program_path"]
+__all__ = ["REMOTE_FLAGS", "RemoteCommand", "Reply", "command_line", "program_path"]

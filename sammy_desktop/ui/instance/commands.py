@@ -23,10 +23,11 @@ from typing import Final
 from sammy_desktop.integration.launch import launch_words, program_path
 
 __all__ = [
+    "MAX_LINE_BYTES",
     "PROTOCOL_VERSION",
     "REMOTE_FLAGS",
-    "Reply",
     "RemoteCommand",
+    "Reply",
     "command_line",
     "decode_reply",
     "decode_request",
@@ -98,14 +99,14 @@ def decode_request(line: bytes) -> RemoteCommand:
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"the request is not JSON ({exc})") from None
     if not isinstance(data, dict):
-        raise ValueError("the request is not a JSON object")
+        raise ValueError("the request is not a JSON object")  # noqa: TRY004 - bad input
     if data.get("v") != PROTOCOL_VERSION:
         raise ValueError(
             f"the request is of protocol version {data.get('v')!r}, this Sammy speaks "
             f"{PROTOCOL_VERSION} (two different versions of Sammy?)"
         )
     try:
-        return RemoteCommand(data.get("command"))
+        return RemoteCommand(str(data.get("command")))
     except ValueError:
         raise ValueError(f"there is no command {data.get('command')!r}") from None
 
@@ -126,7 +127,7 @@ def decode_reply(line: bytes) -> Reply:
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"the answer is not JSON ({exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("ok"), bool):
-        raise ValueError("the answer is not a reply")
+        raise ValueError("the answer is not a reply")  # noqa: TRY004 - bad input
     message = data.get("message", "")
     return Reply(data["ok"], message if isinstance(message, str) else "")
 
