@@ -46,9 +46,7 @@ class AppPaths:
     def profile(cls, root: Path) -> AppPaths:
         """Everything under one profile folder ``root`` (the ``--config-dir`` flag)."""
         root = root.expanduser().resolve()
-        return cls(
-            config_dir=root, data_dir=root / "data", log_dir=root / "logs", is_profile=True
-        )
+        return cls(config_dir=root, data_dir=root / "data", log_dir=root / "logs", is_profile=True)
 
     @property
     def profile_dir(self) -> Path | None:
