@@ -43,6 +43,7 @@ RESOURCE_FILES: Final[tuple[str, ...]] = (
     "icons/leave.svg",
     "icons/mic-off.svg",
     "icons/mic.svg",
+    "icons/monitor.svg",
     "icons/palette.svg",
     "icons/power.svg",
     "icons/refresh.svg",

@@ -23,8 +23,11 @@ __all__ = [
     "SECRET_IN_VALUE",
     "TAP_MAX_S",
     "HistoryRetention",
+    "MediaResolution",
     "MicBetweenTurns",
     "PrivacySettings",
+    "ScreenImageSize",
+    "ScreenSendPolicy",
     "Settings",
     "TalkKey",
     "TalkMode",
@@ -79,6 +82,36 @@ class MicBetweenTurns(enum.StrEnum):
     """Kept open for :data:`KEEP_READY_S` after a turn, with the pre-roll, then closed."""
     ALWAYS_READY = "always_ready"
     """Always open: an instant start with the pre-roll."""
+
+
+class ScreenImageSize(enum.StrEnum):
+    """The long edge, in pixels, of a shared screen's frames."""
+
+    PX_768 = "768"
+    PX_1024 = "1024"
+    PX_1536 = "1536"
+
+    @property
+    def pixels(self) -> int:
+        """The long edge as a number."""
+        return int(self.value)
+
+
+class MediaResolution(enum.StrEnum):
+    """How finely the model looks at each frame (the Live setup's ``media_resolution``)."""
+
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+class ScreenSendPolicy(enum.StrEnum):
+    """When a shared screen's frames are sent."""
+
+    WHILE_TALKING = "while_talking"
+    """At each talk press, then at most one a second while you talk and Sammy answers."""
+    ALWAYS = "always"
+    """At most one a second the whole time the screen is shared."""
 
 
 class VadSensitivity(enum.StrEnum):
@@ -520,6 +553,30 @@ class Settings(BaseModel):
         description="Where escalations go: an https:// page or a mailto: address. Empty "
         "means escalations are only saved on this computer.",
         json_schema_extra=_section("Account"),
+    )
+
+    # -- Screen ------------------------------------------------------------------------------
+    screen_image_size: ScreenImageSize = Field(
+        ScreenImageSize.PX_1024,
+        title="Image size",
+        description="The long edge of each picture of your screen, in pixels. Larger is "
+        "easier to read and costs more tokens.",
+        json_schema_extra=_section("Screen"),
+    )
+    media_resolution: MediaResolution = Field(
+        MediaResolution.MEDIUM,
+        title="Detail the model sees",
+        description="How finely the model looks at each picture: low costs about a quarter "
+        "of the tokens; small text needs high. A change applies at the next quiet moment.",
+        json_schema_extra=_section("Screen"),
+    )
+    screen_send_policy: ScreenSendPolicy = Field(
+        ScreenSendPolicy.WHILE_TALKING,
+        title="When to send",
+        description="While talking: a picture when you press talk, then at most one a "
+        "second while you talk and Sammy answers. Always: at most one a second the whole "
+        "time you share. Nothing is sent while the screen does not change.",
+        json_schema_extra=_section("Screen"),
     )
 
     # -- Appearance --------------------------------------------------------------------------

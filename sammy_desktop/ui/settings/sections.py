@@ -19,6 +19,7 @@ class SettingsSection:
     TALKING: Final = "Talking"
     DEVICES: Final = "Audio devices"
     TOOLS: Final = "Tools"
+    SCREEN: Final = "Screen"
     PRIVACY: Final = "Privacy"
     APPEARANCE: Final = "Appearance"
     ABOUT: Final = "About"

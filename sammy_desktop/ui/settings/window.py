@@ -26,6 +26,7 @@ from sammy_desktop.ui.settings.appearance_page import AppearancePage
 from sammy_desktop.ui.settings.devices_page import DevicesPage
 from sammy_desktop.ui.settings.page import FieldsPage, SettingsPage
 from sammy_desktop.ui.settings.privacy_page import PrivacyPage
+from sammy_desktop.ui.settings.screen_page import ScreenPage
 from sammy_desktop.ui.settings.sections import SettingsSection
 from sammy_desktop.ui.settings.talking_page import TalkingPage
 from sammy_desktop.ui.settings.tools_page import ToolCatalog, ToolsPage
@@ -54,6 +55,7 @@ _SECTION_ICONS: Final = {
     SettingsSection.TALKING: "sliders",
     SettingsSection.DEVICES: "speaker",
     SettingsSection.TOOLS: "tool",
+    SettingsSection.SCREEN: "monitor",
     SettingsSection.PRIVACY: "shield",
     SettingsSection.APPEARANCE: "palette",
     SettingsSection.ABOUT: "info",
@@ -161,6 +163,7 @@ class SettingsWindow(QWidget):
             mcp=mcp,
             secrets=secrets,
         )
+        self.screen_page = ScreenPage(settings_state)
         self.privacy_page = PrivacyPage(settings_state, paths=paths)
         self.appearance_page = AppearancePage(settings_state)
         self.about_page = AboutPage(about, open_folder)
@@ -214,6 +217,7 @@ class SettingsWindow(QWidget):
             self.talking_page,
             self.devices_page,
             self.tools_page,
+            self.screen_page,
             self.privacy_page,
             self.appearance_page,
             self.about_page,
