@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from sammy_desktop.audio import AudioEngine
     from sammy_desktop.core import AgentCore, AgentState
     from sammy_desktop.core.events import Speaker
+    from sammy_desktop.core.screen import VideoFrame
     from sammy_desktop.ui import Assets
 
 __all__ = ["CONTINUED_ELSEWHERE", "EarconPlayer", "SilentSink", "VoiceControls"]
@@ -99,6 +100,14 @@ class VoiceControls:
     def send_text(self, text: str) -> bool:
         """A typed message."""
         return self._agent.send_text(text)
+
+    def send_video(self, frame: VideoFrame) -> bool:
+        """One picture of the shared screen."""
+        return self._agent.send_video(frame)
+
+    def set_screen_sharing(self, active: bool, source: str = "") -> None:
+        """Sharing the screen started or stopped."""
+        self._agent.set_screen_sharing(active, source)
 
     async def set_talk_mode(self, mode: TalkMode) -> None:
         """Switch push-to-talk / hands-free, for the agent and the audio policy."""

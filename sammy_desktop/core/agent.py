@@ -51,11 +51,13 @@ from sammy_desktop.core.failures import what_to_do
 from sammy_desktop.core.history import ConversationHistory
 from sammy_desktop.core.history_recorder import HistoryRecorder
 from sammy_desktop.core.idle_rest import IdleRest
+from sammy_desktop.core.live import RealtimeInput, RealtimeKind
 from sammy_desktop.core.model_rules import ModelRules
 from sammy_desktop.core.outbox import RealtimeOutbox
 from sammy_desktop.core.ports import AudioSink, ClientFactory, ToolRunner
 from sammy_desktop.core.reconfigure import Reconfigurer
 from sammy_desktop.core.replay import EarlierConversation, HistoryReplay
+from sammy_desktop.core.screen import MAX_FRAME_JPEG_BYTES, ScreenSharing, VideoFrame
 from sammy_desktop.core.setup import SessionSetup
 from sammy_desktop.core.state import AgentStateMachine
 from sammy_desktop.core.supervisor import ConnectionSupervisor
@@ -190,6 +192,7 @@ class AgentCore:
             bus, may_deliver=self._may_announce, send=self._conversation.send_notice
         )
         self._earlier = EarlierConversation(bus)
+        self._screen = ScreenSharing(bus, clock, session_open=lambda: self._session_open)
         self._recorder = HistoryRecorder(bus, history, tools=tools.get)
         self._ending = SessionEnding(
             bus,
@@ -299,6 +302,7 @@ class AgentCore:
         path = await self._recorder.open(session_id)
         self._session_started_at = datetime.now(UTC)
         self._session_open = True
+        self._screen.session_started()
         self._bus.emit(
             SessionStarted(
                 session_id=session_id,
@@ -359,6 +363,57 @@ class AgentCore:
             False when the text is empty or there is no conversation.
         """
         return self._conversation.send_text(text)
+
+    def send_video(self, frame: VideoFrame) -> bool:
+        """One picture of the shared screen (JPEG, encoded by the window); never blocks.
+
+        It goes through the same outbox as the microphone's audio, in order, and only to a
+        connection that is up: a frame is a picture of now, so none is kept while
+        connecting, reconnecting or resting (a frame never wakes a resting connection),
+        none is re-sent after a reconnect, and a newer frame replaces one still waiting
+        (core/outbox.py). Frames are never written anywhere; the history gets one line per
+        sharing (:meth:`set_screen_sharing`).
+
+        Returns:
+            True when the frame went to the outbox for the service; False when it was
+            dropped: no connection up, resting, empty, or over the frame budget
+            (:data:`~sammy_desktop.core.screen.MAX_FRAME_JPEG_BYTES`).
+        """
+        if not self.state.is_connected or self._idle_rest.resting:
+            return False
+        connection = self._supervisor.connection
+        if connection is None or not connection.is_open:
+            return False
+        size = len(frame.jpeg)
+        if size == 0:
+            return False
+        if size > MAX_FRAME_JPEG_BYTES:
+            _log.info(
+                "screen frame refused: %d bytes (%dx%d) is over the %d a frame may carry",
+                size,
+                frame.width,
+                frame.height,
+                MAX_FRAME_JPEG_BYTES,
+            )
+            return False
+        if not self._outbox.put(RealtimeInput(RealtimeKind.VIDEO, video=frame.jpeg)):
+            return False
+        self._screen.frame_sent(frame)
+        return True
+
+    def set_screen_sharing(self, active: bool, source: str = "") -> None:
+        """The window started or stopped sharing the screen (``source``: what is shared).
+
+        Emits ``ScreenSharingChanged``; while sharing, the frames sent and the last one's
+        size are counted, and when it stops (or the session ends while it goes on)
+        ``ScreenShared`` tells the history "screen shared: N frames, W x H".
+        """
+        self._screen.set(active, source)
+
+    @property
+    def screen_shared(self) -> bool:
+        """Whether the window shares the screen now (as it last said)."""
+        return self._screen.active
 
     def stop_speaking(self) -> bool:
         """Silence the answer for good (Esc, Stop speaking): nothing more of it is played.
@@ -514,6 +569,8 @@ class AgentCore:
         self._watchdog.cancel()
         self._idle_rest.cancel()
         self._sink.flush()
+        if self._session_open:
+            self._screen.session_ending()  # before the history closes: its one record
         was_running, self._session_open = self._session_open, False
         self._conversation.close()
         self._ending.close()

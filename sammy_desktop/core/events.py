@@ -36,6 +36,8 @@ __all__ = [
     "Reconnected",
     "Reconnecting",
     "ResumptionRefused",
+    "ScreenShared",
+    "ScreenSharingChanged",
     "SentToolAnswer",
     "SessionEnded",
     "SessionStarted",
@@ -510,3 +512,38 @@ class CodeExecuted(Event):
     outcome: str | None = None
     output: str = ""
     code_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenSharingChanged(Event):
+    """The window started or stopped sharing the screen with the assistant.
+
+    Attributes:
+        active: whether the screen is shared now.
+        source: what is shared ("Screen 1", a window's title), as the window named it.
+    """
+
+    active: bool
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenShared(Event):
+    """How much of the screen a sharing sent (the history's one record of it).
+
+    Emitted when a sharing stops, or when the session ends while one goes on. Never the
+    pictures themselves: only how many went out and the size of the last.
+
+    Attributes:
+        frames: frames that went to the service.
+        width: the last frame's width in pixels (0 when none went).
+        height: its height.
+        seconds: how long the sharing lasted (in this session).
+        source: what was shared, as the window named it.
+    """
+
+    frames: int
+    width: int
+    height: int
+    seconds: float
+    source: str

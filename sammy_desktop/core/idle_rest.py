@@ -112,6 +112,9 @@ class IdleRest:
         self._state.set(AgentState.RESTING, f"resting after {quiet_s / 60:.0f} min of quiet")
         self._bus.emit(ConnectionResting(quiet_s=quiet_s))
         _log.info("the connection rests after %.0f s of quiet", quiet_s)
+        # A frame of the shared screen queued just before the rest: out of date, and never
+        # a reason to wake (send_video refuses frames while resting).
+        self._outbox.drop_video()
         try:
             kind = await self._outbox.wait_for_input()
         finally:

@@ -49,6 +49,9 @@ __all__ = [
 
 _log = logging.getLogger(__name__)
 
+VIDEO_MIME = "image/jpeg"
+"""Every frame of the shared screen is a JPEG (docs/live-service.md S6)."""
+
 
 class RealtimeKind(enum.StrEnum):
     """The realtime inputs the core sends (one field per message, as the wire wants)."""
@@ -61,6 +64,8 @@ class RealtimeKind(enum.StrEnum):
     """Bare ``realtime_input.text``: activity only while automatic activity detection is on."""
     TEXT_TURN = "text_turn"
     """A complete user turn of text, as ``client_content`` (docs/live-service.md S1, S2)."""
+    VIDEO = "video"
+    """One JPEG picture of the shared screen, ``realtime_input.video`` (S6): never re-sent."""
 
 
 class ConnectTimeout(LiveConnectionError):
@@ -85,11 +90,19 @@ class RealtimeInput:
     kind: RealtimeKind
     audio: bytes = b""
     text: str = ""
+    video: bytes = b""
+    """A VIDEO item's JPEG bytes."""
 
     @property
     def size(self) -> int:
         """Bytes this message holds, for bounding buffers."""
-        return len(self.audio) + len(self.text)
+        return len(self.audio) + len(self.text) + len(self.video)
+
+    def __repr__(self) -> str:  # sizes, never the person's audio or screen
+        return (
+            f"RealtimeInput({self.kind}, audio={len(self.audio)} B, "
+            f"text={len(self.text)} chars, video={len(self.video)} B)"
+        )
 
 
 class LiveConnection:
@@ -229,6 +242,10 @@ class LiveConnection:
                     await session.send_realtime_input(audio_stream_end=True)
                 case RealtimeKind.TEXT:
                     await session.send_realtime_input(text=item.text)
+                case RealtimeKind.VIDEO:
+                    await session.send_realtime_input(
+                        video=types.Blob(data=item.video, mime_type=VIDEO_MIME)
+                    )
                 case RealtimeKind.TEXT_TURN:
                     await session.send_client_content(
                         turns=types.Content(role="user", parts=[types.Part(text=item.text)]),

@@ -6,11 +6,17 @@ never waits on the network and nothing is lost while disconnected.
 
 Two bounded buffers:
 
-* ``pending``: not sent yet (queued, or captured while disconnected). When it is full the
-  oldest *audio* goes first; turn markers are never dropped, so a turn stays well-formed.
+* ``pending``: not sent yet (queued, or captured while disconnected). When it is full a
+  waiting video frame goes first, then the oldest *audio*; turn markers are never dropped,
+  so a turn stays well-formed.
 * ``unconfirmed``: sent since the newest resumable handle. A resumed session is restored
   to that handle, so these are what the service may not have seen: after a reconnection
   they are re-sent ahead of ``pending``. A new handle, or a completed answer, confirms them.
+
+Video frames (the shared screen) are pictures of now, so they are never kept for later: at
+most one waits (a newer frame replaces it where it stood), one that could not be sent is
+dropped rather than put back, none is remembered as unconfirmed, and a reconnection drops
+any still waiting.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ class RealtimeOutbox:
         self._unconfirmed_bytes = 0
         self._ready = asyncio.Event()
         self.dropped_audio_bytes = 0
+        self.dropped_video_frames = 0
 
     def __len__(self) -> int:
         return len(self._pending)
@@ -52,13 +59,29 @@ class RealtimeOutbox:
         """True when something was sent that the newest handle does not cover."""
         return bool(self._unconfirmed)
 
-    def put(self, item: RealtimeInput) -> None:
-        """Queue ``item`` after everything already queued."""
+    @property
+    def max_bytes(self) -> int:
+        """The bound on the bytes each buffer holds."""
+        return self._max_bytes
+
+    def put(self, item: RealtimeInput) -> bool:
+        """Queue ``item`` after everything already queued.
+
+        A video frame replaces the one still waiting, if any (see the module docstring).
+
+        Returns:
+            Whether ``item`` is still queued (a video frame over the bound is not).
+        """
+        if item.kind is RealtimeKind.VIDEO:
+            self.drop_video()
         self._pending.append(item)
         self._pending_bytes += item.size
-        while self._pending_bytes > self._max_bytes and self._drop_oldest_audio():
+        while self._pending_bytes > self._max_bytes and (
+            self._drop_video_first() or self._drop_oldest_audio()
+        ):
             pass
         self._ready.set()
+        return item.kind is not RealtimeKind.VIDEO or any(x is item for x in self._pending)
 
     async def get(self) -> RealtimeInput:
         """Wait for the next item and take it out (give it back with :meth:`unget`)."""
@@ -77,13 +100,24 @@ class RealtimeOutbox:
         return self._pending[0].kind
 
     def unget(self, item: RealtimeInput) -> None:
-        """Put back an item that could not be sent; it goes out first next time."""
+        """Put back an item that could not be sent; it goes out first next time.
+
+        Not a video frame: by the next connection it is out of date, and it is dropped.
+        """
+        if item.kind is RealtimeKind.VIDEO:
+            self.dropped_video_frames += 1
+            return
         self._pending.appendleft(item)
         self._pending_bytes += item.size
         self._ready.set()
 
     def sent(self, item: RealtimeInput) -> None:
-        """Remember that ``item`` went out, until a handle or an answer confirms it."""
+        """Remember that ``item`` went out, until a handle or an answer confirms it.
+
+        Video frames are not remembered: a reconnection never sends an old picture again.
+        """
+        if item.kind is RealtimeKind.VIDEO:
+            return
         self._unconfirmed.append(item)
         self._unconfirmed_bytes += item.size
         while self._unconfirmed_bytes > self._max_bytes and self._unconfirmed:
@@ -101,6 +135,7 @@ class RealtimeOutbox:
         Returns:
             How many items are now waiting to be sent (re-sent plus queued).
         """
+        self.drop_video()  # pictures of a moment that has passed
         for item in reversed(self._unconfirmed):
             self._pending.appendleft(item)
             self._pending_bytes += item.size
@@ -116,6 +151,23 @@ class RealtimeOutbox:
         self.confirm()
         self._ready.clear()
         self.dropped_audio_bytes = 0
+        self.dropped_video_frames = 0
+
+    def drop_video(self) -> int:
+        """Drop every video frame still waiting (out of date, or the connection rests).
+
+        Returns:
+            How many were dropped.
+        """
+        frames = [item for item in self._pending if item.kind is RealtimeKind.VIDEO]
+        for item in frames:
+            self._pending.remove(item)
+            self._pending_bytes -= item.size
+        self.dropped_video_frames += len(frames)
+        return len(frames)
+
+    def _drop_video_first(self) -> bool:
+        return self.drop_video() > 0
 
     def _drop_oldest_audio(self) -> bool:
         for index, old in enumerate(self._pending):

@@ -19,8 +19,9 @@ from typing import Any
 
 from sammy_desktop.config import Settings, TalkMode
 from sammy_desktop.core.ports import ToolRunner
+from sammy_desktop.core.screen import live_media_resolution
 from sammy_desktop.live_sdk import types
-from sammy_desktop.tools.capabilities import capabilities_for
+from sammy_desktop.tools.capabilities import capabilities_for, is_known_model
 from sammy_desktop.tools.registry import declaration_names
 
 __all__ = [
@@ -44,6 +45,7 @@ SETUP_FIELDS = (
     "vad_start_sensitivity",
     "vad_end_sensitivity",
     "silence_duration_ms",
+    "media_resolution",
 )
 """Settings only the session setup carries: a change needs a new connection."""
 
@@ -70,7 +72,10 @@ def build_live_config(
 
     Returns:
         A ``LiveConnectConfig`` with audio answers, both transcriptions, sliding-window
-        context compression and session resumption switched on.
+        context compression and session resumption switched on, and the detail the model
+        sees of the shared screen (``generationConfig.mediaResolution``, S6) for the known
+        model families. Compression is always on: audio+video sessions end after about
+        two minutes without it (L2), and a sharing may begin at any moment.
     """
     if talk_mode is TalkMode.PUSH_TO_TALK:
         detection = types.AutomaticActivityDetection(disabled=True)
@@ -95,6 +100,11 @@ def build_live_config(
         ).strip()
     return types.LiveConnectConfig(
         response_modalities=[types.Modality.AUDIO],
+        media_resolution=(
+            live_media_resolution(settings.media_resolution)
+            if is_known_model(settings.model)
+            else None
+        ),
         speech_config=types.SpeechConfig(
             voice_config=types.VoiceConfig(
                 prebuilt_voice_config=types.PrebuiltVoiceConfig(voice_name=settings.voice)

@@ -13,10 +13,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sammy_desktop.config import TalkMode
 from sammy_desktop.core.events import AgentState, Speaker
+
+if TYPE_CHECKING:
+    from sammy_desktop.core.screen import VideoFrame
 
 __all__ = ["AgentControls", "ConversationControls", "UiTasks", "can_talk"]
 
@@ -62,6 +65,14 @@ class AgentControls(Protocol):
 
     def send_text(self, text: str) -> bool:
         """Send a typed message; False when empty or there is no conversation."""
+        ...
+
+    def send_video(self, frame: VideoFrame) -> bool:
+        """One JPEG picture of the shared screen; False when it was dropped (never blocks)."""
+        ...
+
+    def set_screen_sharing(self, active: bool, source: str = "") -> None:
+        """Sharing the screen (``source``: what is shared) started or stopped."""
         ...
 
     async def set_talk_mode(self, mode: TalkMode) -> None:

@@ -24,6 +24,7 @@ from sammy_desktop.config import Settings, TalkKey, TalkMode, Theme
 from sammy_desktop.config.secrets import SecretStore
 from sammy_desktop.config.store import SettingsStore
 from sammy_desktop.core.events import AgentState, StateChanged
+from sammy_desktop.core.screen import VideoFrame
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.ui.assets import Assets
 from sammy_desktop.ui.bridge import EventBridge
@@ -89,6 +90,13 @@ class FakeAgent:
     def send_text(self, text: str) -> bool:
         self._record("send_text", text)
         return self._state.is_connected
+
+    def send_video(self, frame: VideoFrame) -> bool:
+        self._record("send_video", frame)
+        return self._state.is_connected
+
+    def set_screen_sharing(self, active: bool, source: str = "") -> None:
+        self._record("set_screen_sharing", active, source)
 
     async def set_talk_mode(self, mode: TalkMode) -> None:
         self._record("set_talk_mode", mode)
