@@ -8,7 +8,7 @@ looks like the last one sent. The bytes live in memory only: nothing is written 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
@@ -35,11 +35,11 @@ class Encoded:
         preview: a small copy for the window (long edge :data:`PREVIEW_EDGE`).
     """
 
-    jpeg: bytes
+    jpeg: bytes = field(repr=False)  # never the bytes in a log line
     width: int
     height: int
-    thumbnail: bytes
-    preview: QImage
+    thumbnail: bytes = field(repr=False)
+    preview: QImage = field(repr=False)
 
 
 def scaled_to(image: QImage, long_edge: int) -> QImage:
