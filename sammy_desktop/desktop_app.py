@@ -244,9 +244,7 @@ class DesktopApp:
         window.demo_mode_changed.connect(self.settings_window.account_page.set_demo_mode)
         self.history_window = self._build_history_window(window)
         # The optional global talk hotkey; it starts in run(), once the loop runs.
-        self.hotkey = ui.GlobalHotkey(
-            self.settings_state, self.tasks, config_dir=paths.profile_dir, parent=self._app
-        )
+        self.hotkey = ui.GlobalHotkey(self.settings_state, self.tasks, parent=self._app)
         self.hotkey.pressed.connect(window.on_hotkey_pressed)
         self.hotkey.released.connect(window.on_hotkey_released)
         self.hotkey.status_changed.connect(self.settings_window.show_hotkey_status)

@@ -24,7 +24,7 @@ inside the qasync loop)::
         on_key_changed=on_key_changed, about=AboutInfo(..., notes_folder=paths.notes_dir),
     )
     window.settings_requested.connect(settings_window.open_section)
-    hotkey = GlobalHotkey(state, tasks, config_dir=paths.profile_dir)  # global_hotkey*
+    hotkey = GlobalHotkey(state, tasks)                         # follows global_hotkey*
     hotkey.pressed.connect(window.on_hotkey_pressed)
     hotkey.released.connect(window.on_hotkey_released)
     hotkey.status_changed.connect(settings_window.show_hotkey_status)

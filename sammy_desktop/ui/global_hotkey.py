@@ -27,14 +27,12 @@ import logging
 import os
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 
 from sammy_desktop.config import Settings
 from sammy_desktop.ui.controls import UiTasks
-from sammy_desktop.ui.instance.commands import RemoteCommand, command_line
 from sammy_desktop.ui.key_listeners import (
     STOP_TIMEOUT_S,
     HotkeyUnavailableError,
@@ -70,7 +68,6 @@ class GlobalHotkey(QObject):
         settings_state: the live settings (``global_hotkey``, ``global_hotkey_keys``).
         tasks: runs the start and stop steps.
         start_listener: starts the system-wide listener (:func:`start_system_listener`).
-        config_dir: the ``--config-dir`` profile, named in the command line to bind.
         environ: the environment that says whether this is a Wayland session
             (``os.environ`` when None).
         parent: the Qt parent.
@@ -94,7 +91,6 @@ class GlobalHotkey(QObject):
         tasks: UiTasks,
         *,
         start_listener: StartListener = start_system_listener,
-        config_dir: Path | None = None,
         environ: Mapping[str, str] | None = None,
         parent: QObject | None = None,
     ) -> None:
@@ -102,7 +98,6 @@ class GlobalHotkey(QObject):
         self._state = settings_state
         self._tasks = tasks
         self._start_listener = start_listener
-        self._config_dir = config_dir
         self._wayland = wayland_session(os.environ if environ is None else environ, sys.platform)
         self._relay = _Relay(self)
         self._listener: KeyListener | PortalShortcuts | None = None
@@ -235,9 +230,8 @@ class GlobalHotkey(QObject):
         self._show_portal(state)
 
     def _show_portal(self, state: PortalState) -> None:
-        toggle = command_line(RemoteCommand.TOGGLE_TALK, self._config_dir)
         bound = state.outcome is PortalOutcome.BOUND
-        self._set_status(status_sentence(state, toggle), unavailable=not bound)
+        self._set_status(status_sentence(state), unavailable=not bound)
 
     async def _stop_listener(self) -> None:
         listener, self._listener, self._listening_keys = self._listener, None, None

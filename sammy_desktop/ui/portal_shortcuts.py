@@ -200,13 +200,12 @@ class PortalState:
     reason: str = ""
 
 
-def status_sentence(state: PortalState, toggle_command: str) -> str:
+def status_sentence(state: PortalState) -> str:
     """The settings pane's sentence for ``state``.
 
-    Args:
-        state: the shortcut's state.
-        toggle_command: the command line a desktop's keyboard settings can bind instead
-            (``sammy-desktop --toggle-talk``), named where the portal is missing.
+    Where the shortcut cannot work the pane also shows the command lines a desktop's
+    keyboard settings can bind instead (``ui/settings/talk_commands.py``): the sentence
+    points to them, and does not repeat them.
     """
     instead = "Hold Space in Sammy's window to talk instead."
     match state.outcome:
@@ -216,8 +215,8 @@ def status_sentence(state: PortalState, toggle_command: str) -> str:
             return "On: hold the keys your desktop gave Sammy's shortcut in any window to talk."
         case PortalOutcome.NO_PORTAL:
             return (
-                f"Not available on this desktop: {state.reason} Bind a key to "
-                f"{toggle_command} in your desktop's keyboard settings instead."
+                f"Not available on this desktop: {state.reason} Bind a key to one of the "
+                "commands below in your desktop's keyboard settings instead."
             )
         case PortalOutcome.REFUSED:
             return (
