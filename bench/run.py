@@ -240,6 +240,56 @@ def bench_share(sizes: Sizes, work: Path, report: Report) -> list[Row]:
     ]
 
 
+def bench_screen(sizes: Sizes, work: Path, report: Report) -> list[Row]:
+    """Screen sharing (issue 20): grab + encode per frame, loop lag and CPU while sharing."""
+    seconds = max(3.0, 2 * sizes.idle_s)
+    rounds = max(3, sizes.clicks // 4)
+    env = dict(os.environ, QT_QPA_PLATFORM="xcb")
+    script = str(REPO / "bench/screen_share.py")
+    result = subprocess.run(
+        [sys.executable, script, "--seconds", str(seconds), "--rounds", str(rounds)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=env,
+    )
+    report.outputs["screen"] = result.stderr[-3000:]
+    if result.returncode != 0:
+        raise RuntimeError(f"screen_share.py failed: {result.stderr[-3000:]}")
+    data: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+    group = "screen sharing"
+    width, height = data["screen"]
+    rows = [
+        Row(
+            group,
+            f"grab + encode per frame, {size} px long edge ({width}x{height} screen)",
+            "ms",
+            times,
+        )
+        for size, times in data["grab_encode_ms"].items()
+    ]
+    extra = data["cpu_sharing"] - data["cpu_idle"]
+    rows += [
+        Row(
+            group,
+            "loop lag while sharing at 1 frame/s (10 ms probe)",
+            "ms",
+            data["lag_ms"],
+            Target("p99", "<", 10.0, "p99 < 10"),
+        ),
+        Row(
+            group,
+            "CPU while sharing at 1 frame/s, over not sharing",
+            "% of a core",
+            [extra],
+            Target("value", "<", 5.0, "< 5"),
+            note=f"{data['frames']} frames sent; not sharing {data['cpu_idle']:.1f} %",
+        ),
+    ]
+    return rows
+
+
 def bench_tools(sizes: Sizes, work: Path, report: Report) -> list[Row]:
     data = _in_process(
         "tools", "--repeats", str(sizes.tool_repeats), "--overhead-calls", str(sizes.overhead_calls)
@@ -546,6 +596,7 @@ Benchmark = Callable[[Sizes, Path, Report], list[Row]]
 BENCHMARKS: dict[str, Benchmark] = {
     "voice": bench_voice,
     "share": bench_share,
+    "screen": bench_screen,
     "tools": bench_tools,
     "app": bench_app,
     "mic": bench_mic,

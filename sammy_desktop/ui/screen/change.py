@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Final
 
 import numpy as np
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
+
+from sammy_desktop.ui.screen.scaling import shrink_to
 
 __all__ = ["PIXEL_THRESHOLD", "THUMB_SIZE", "changed", "thumbnail"]
 
@@ -24,12 +25,9 @@ PIXEL_THRESHOLD: Final = 6
 
 def thumbnail(image: QImage) -> bytes:
     """``image`` as THUMB_SIZE x THUMB_SIZE gray levels, row by row (safe off the Qt thread)."""
-    small = image.scaled(
-        THUMB_SIZE,
-        THUMB_SIZE,
-        Qt.AspectRatioMode.IgnoreAspectRatio,
-        Qt.TransformationMode.SmoothTransformation,
-    ).convertToFormat(QImage.Format.Format_Grayscale8)
+    small = shrink_to(image, THUMB_SIZE, THUMB_SIZE).convertToFormat(
+        QImage.Format.Format_Grayscale8
+    )
     rows = []
     line = small.bytesPerLine()
     data = bytes(small.constBits())

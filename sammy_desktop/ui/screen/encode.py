@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice
 from PySide6.QtGui import QImage
 
 from sammy_desktop.ui.screen.change import changed, thumbnail
+from sammy_desktop.ui.screen.scaling import shrink_to
 
 __all__ = ["JPEG_QUALITY", "PREVIEW_EDGE", "Encoded", "encode_frame", "encode_jpeg", "scaled_to"]
 
@@ -44,11 +45,12 @@ class Encoded:
 
 def scaled_to(image: QImage, long_edge: int) -> QImage:
     """``image`` with its long edge at most ``long_edge`` (never enlarged)."""
-    if max(image.width(), image.height()) <= long_edge:
+    width, height = image.width(), image.height()
+    if max(width, height) <= long_edge:
         return image
-    if image.width() >= image.height():
-        return image.scaledToWidth(long_edge, Qt.TransformationMode.SmoothTransformation)
-    return image.scaledToHeight(long_edge, Qt.TransformationMode.SmoothTransformation)
+    if width >= height:
+        return shrink_to(image, long_edge, max(1, round(height * long_edge / width)))
+    return shrink_to(image, max(1, round(width * long_edge / height)), long_edge)
 
 
 def encode_jpeg(image: QImage, quality: int = JPEG_QUALITY) -> bytes:
