@@ -9,6 +9,9 @@ how they are recorded; the core knows no pack. Nothing is recorded while no sess
 open. The session's opening and closing are the recorder's too, so the file starts and ends
 with them.
 
+A shared screen is recorded as one ``screen_shared`` record per sharing ("screen shared:
+3 frames, 1024 x 640"), never its pictures.
+
 A tool's arguments and answers are recorded as its definition allows
 (:meth:`~sammy_desktop.tools.definition.ToolDefinition.recorded_output`): readClipboard's
 answer is kept as the text's length, never the text.
@@ -32,6 +35,7 @@ from sammy_desktop.core.events import (
     NoResponse,
     Reconnected,
     ResumptionRefused,
+    ScreenShared,
     SessionStarted,
     SettingsApplied,
     TalkModeChanged,
@@ -99,6 +103,7 @@ class HistoryRecorder:
             GroundingSourcesFound: self._grounding,
             TurnStats: self._turn_stats,
             CodeExecuted: self._code_executed,
+            ScreenShared: self._screen_shared,
         }
         bus.subscribe(Event, self._on_event)
 
@@ -195,6 +200,21 @@ class HistoryRecorder:
             self._history.record(kind, code=event.code, reason=event.reason)
 
         return record
+
+    def _screen_shared(self, event: ScreenShared) -> None:
+        # How much was shared, never a picture (frames are never written anywhere).
+        frames = f"{event.frames} frame{'' if event.frames == 1 else 's'}"
+        size = f", {event.width} x {event.height}" if event.frames else ""
+        self._history.record(
+            "screen_shared",
+            text=f"screen shared: {frames}{size}",
+            frames=event.frames,
+            width=event.width,
+            height=event.height,
+            seconds=round(event.seconds, 1),
+            source=event.source,
+        )
+        self._history.add_tool_line(f"screen shared: {frames}{size}")
 
     def _go_away(self, event: GoAwayReceived) -> None:
         self._history.record("go_away", time_left_s=event.time_left_s)

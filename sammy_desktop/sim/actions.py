@@ -80,6 +80,8 @@ class TurnContext:
         transcript: The session transcript up to now.
         session_id: The Live session id.
         setup: The setup message of the current connection.
+        video_frames: The shared screen's JPEG frames this session received so far (S6).
+        video_size: The last one's width and height, or None before the first.
     """
 
     signal: InputSignal
@@ -91,6 +93,8 @@ class TurnContext:
     transcript: tuple[TranscriptEntry, ...] = ()
     session_id: str = ""
     setup: Setup | None = None
+    video_frames: int = 0
+    video_size: tuple[int, int] | None = None
 
     @property
     def speech_seconds(self) -> float:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from sammy_desktop.sim.jpeg import jpeg_size
 from sammy_desktop.sim.recorder import Received
 from sammy_desktop.sim.wire import (
     ActivityEnd,
@@ -42,9 +43,19 @@ def record_of(message: ClientMessage) -> tuple[Received, Mapping[str, Any] | Non
         data = {"mime_type": message.mime_type, "byte_count": len(message.pcm)}
         return Received.AUDIO, data, message.pcm
     if isinstance(message, RealtimeVideo):
+        # S6: the frame's size and the picture's dimensions from its JPEG header; never
+        # the picture itself (a demo runs for hours).
+        size = jpeg_size(message.data)
         return (
             Received.VIDEO,
-            {"mime_type": message.mime_type, "byte_count": len(message.data)},
+            {
+                "mime_type": message.mime_type,
+                "byte_count": len(message.data),
+                "jpeg": size is not None,
+                "width": size.width if size is not None else 0,
+                "height": size.height if size is not None else 0,
+                "progressive": size is not None and size.progressive,
+            },
             b"",
         )
     if isinstance(message, ActivityStart):

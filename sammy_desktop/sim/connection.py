@@ -36,6 +36,7 @@ from sammy_desktop.sim.actions import Action, TranscriptEntry, TurnContext
 from sammy_desktop.sim.client_input import REALTIME_INPUT, ignored_input, record_of
 from sammy_desktop.sim.clock import Clock, RealClock
 from sammy_desktop.sim.history import HISTORY_NOT_CLOSED, ContentVerdict, InitialHistory
+from sammy_desktop.sim.jpeg import jpeg_size
 from sammy_desktop.sim.outbound import (
     INTERNAL_ERROR_REASON,
     Outbound,
@@ -72,6 +73,7 @@ from sammy_desktop.sim.wire import (
     ProtocolError,
     RealtimeAudio,
     RealtimeText,
+    RealtimeVideo,
     Setup,
     ToolResponse,
     format_duration,
@@ -335,6 +337,8 @@ class SimulatedConnection:
             if aad and self._user_audio.stream_ended():
                 self._fire(InputSignal(SignalKind.SPEECH_END))
             self._fire(InputSignal(SignalKind.AUDIO_STREAM_END))
+        elif isinstance(message, RealtimeVideo):
+            await self._on_video(message)
         elif isinstance(message, RealtimeText):
             self.state.transcript.append(TranscriptEntry("user", message.text))
             self._fire(InputSignal(SignalKind.TEXT, text=message.text))
@@ -403,6 +407,20 @@ class SimulatedConnection:
         if message.declarations is not None:
             self.state.declarations = message.declarations
 
+    async def _on_video(self, message: RealtimeVideo) -> None:
+        """A frame of the shared screen (S6): the model sees it when it is a JPEG."""
+        size = jpeg_size(message.data)
+        if size is None:
+            if self.profile.non_jpeg_video == "refused":
+                await self._refuse(CloseCode.INVALID_ARGUMENT, INVALID_ARGUMENT_REASON)
+            else:
+                self._ignore("video", "the frame is not a JPEG picture")
+            return
+        state = self.state
+        state.video_frames += 1
+        state.video_size = (size.width, size.height)
+        state.video_frames_unbilled += 1
+
     async def _on_audio(self, message: RealtimeAudio) -> None:
         self._user_audio.add(message.pcm, message.sample_rate)
         if not self.setup.automatic_activity_detection:
@@ -459,6 +477,8 @@ class SimulatedConnection:
             transcript=tuple(self.state.transcript),
             session_id=self.state.session_id,
             setup=self.setup,
+            video_frames=self.state.video_frames,
+            video_size=self.state.video_size,
         )
 
     async def _play_turns(self) -> None:

@@ -16,13 +16,18 @@ this mode "Offline demo", and so does the demo whenever it introduces itself):
   "note that the wifi password is on the         ``addNote`` (``text`` "The wifi password
   router", "remember to buy milk"                is on the router.")
   "what do you know about my computer"           ``getCurrentContext`` (``reason``)
+  "what's on my screen", "can you see my         nothing: it says the size of the shared
+  screen", "what do you see"                     screen's pictures and how many arrived
   "goodbye", "bye", "end the conversation"       ``endSession`` (``reason``, ``confirmed``)
   "hello", "help", "what can you do"             nothing: it says what it is and what to try
   ============================================  ==========================================
 
   "It's 14:05 on Tuesday.", "Your timer for 2 minutes is running; it ends at 14:07.",
-  "Sorry, I don't know a time zone called Atlantis." Anything else typed gets the same
-  introduction as "hello", with the examples of the tools that are switched on.
+  "Sorry, I don't know a time zone called Atlantis." "I can see a 1024 by 640 picture of
+  your screen, 3 frames so far." proves that the frames of a shared screen arrived (their
+  size read from the JPEG header; with none, it says how to share). Anything else typed
+  gets the same introduction as "hello", with the examples of the tools that are switched
+  on.
 * Speech: this computer has no speech recognition, so the demo cannot know the words. After
   the person speaks (push-to-talk release, or end of speech hands-free), it plays their own
   voice back a moment later (16 -> 24 kHz), transcribes the turn as ``[you spoke for 2.3
@@ -162,6 +167,22 @@ DEMO_INTENTS: tuple[Intent, ...] = (
             "\u201cnote that the wifi password is on the router\u201d."
         ),
         say_unavailable="Notes are switched off in Settings, so I can't keep that.",
+    ),
+    Intent(
+        name="screen",
+        patterns=(
+            r"\bwhat(?:'s| is) on (?:my|the|your) screen\b",
+            r"\bcan you see (?:my|the) screen\b",
+            r"\b(?:do|can) you see (?:anything|something)?\s*on (?:my|the) screen\b",
+            r"\bwhat can you see on (?:my|the) screen\b",
+            r"\bwhat do you see\b",
+            r"\blook at (?:my|the) screen\b",
+        ),
+        say=(
+            "I can see a {screen.width} by {screen.height} picture of your screen, "
+            "{screen.frames_so_far}.",
+            "I can't see your screen: nothing is shared. Press Ctrl+Shift+S to share it.",
+        ),
     ),
     Intent(
         name="context",

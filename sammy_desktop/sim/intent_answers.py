@@ -76,7 +76,7 @@ def _answer_text(action: AnswerIntents, context: TurnContext) -> list[Action]:
     understood = understand(context.text, action.intents)
     if understood is not None:
         intent = understood.intent
-        scope = {"said": understood.said, "examples": examples}
+        scope = {"said": understood.said, "examples": examples, "screen": _screen(context)}
         if intent.call is not None and intent.call not in declared:
             return _say(
                 action,
@@ -102,6 +102,20 @@ def _answer_text(action: AnswerIntents, context: TurnContext) -> list[Action]:
             )
             return _say(action, f"To use {spoken_name(named)}, {how}.")
     return _say(action, _help(action, examples))
+
+
+def _screen(context: TurnContext) -> dict[str, Any]:
+    """What an answer may say of the shared screen: empty until a frame arrived (S6)."""
+    if not context.video_frames or context.video_size is None:
+        return {}
+    width, height = context.video_size
+    frames = context.video_frames
+    return {
+        "frames": frames,
+        "frames_so_far": f"{frames} frame{'' if frames == 1 else 's'} so far",
+        "width": width,
+        "height": height,
+    }
 
 
 def _help(action: AnswerIntents, examples: str) -> str:

@@ -47,6 +47,7 @@ __all__ = [
     "resolve_profiles",
     "text_modality_reason",
     "usage_estimate",
+    "video_frame_tokens",
 ]
 
 # C5: the reasons the service sends with its close codes.
@@ -110,6 +111,23 @@ def usage_estimate(
     prompt = max(1, math.ceil(input_audio_s * 32) + math.ceil(text_chars / 4))
     response = max(1, math.ceil(output_audio_s * 32))
     return prompt, response
+
+
+_VIDEO_FRAME_TOKENS: Final = {
+    "MEDIA_RESOLUTION_LOW": 66,
+    "MEDIA_RESOLUTION_MEDIUM": 258,
+    "MEDIA_RESOLUTION_HIGH": 258,
+}
+
+
+def video_frame_tokens(media_resolution: str | None) -> int:
+    """The input tokens one video frame counts at the setup's ``mediaResolution`` (S6).
+
+    Google's figures: 258 a picture at the default resolution, 66 at LOW (the SDK's enum
+    docs: 64 and 256 tokens, plus the picture's framing); HIGH spends its 256 on a zoomed
+    crop. No setting (or UNSPECIFIED): the default's 258.
+    """
+    return _VIDEO_FRAME_TOKENS.get((media_resolution or "").upper(), 258)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +209,12 @@ class ServiceProfile:
     input_transcription_late: bool = False
     # R4: usageMetadata rides in the turnComplete frame (and is never missing).
     usage_with_turn_complete: bool = False
+    # S6: the modality a video frame's tokens are reported under in promptTokensDetails
+    # (a field report shows IMAGE for realtimeInput.video; VIDEO is the other name).
+    video_usage_modality: Literal["IMAGE", "VIDEO"] = "IMAGE"
+    # S6: a video frame that is not a JPEG: "ignored" (recorded, the model sees nothing);
+    # "refused" closes 1007. No source says which; every profile ignores it.
+    non_jpeg_video: Literal["ignored", "refused"] = "ignored"
     # R5: generationComplete after the audio, turnComplete once it has had time to play.
     turn_complete_after_playback: bool = False
     # R6: answer audio pacing when the simulator is not told otherwise; None follows the

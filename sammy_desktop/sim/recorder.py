@@ -231,6 +231,37 @@ class Recorder:
             if connection_id is None or event.connection_id == connection_id
         )
 
+    def video_frames(self, connection_id: int | None = None) -> list[RecordedEvent]:
+        """The video frames received (optionally on one connection), oldest first.
+
+        Each one's ``data`` has ``byte_count``, ``mime_type``, ``jpeg`` (whether it is one),
+        ``width`` and ``height`` (from the JPEG header; 0 when it is not a JPEG) and
+        ``progressive``; ``monotonic_time`` is when it arrived (S6).
+        """
+        return [
+            event
+            for event in self.events(Received.VIDEO)
+            if connection_id is None or event.connection_id == connection_id
+        ]
+
+    def video_rate(self, window_s: float | None = None, *, end: float | None = None) -> float:
+        """Video frames per second: the frames' own rate, over the last ``window_s`` seconds.
+
+        The frames that arrived in ``(end - window_s, end]`` (``end``: now by the recorder's
+        clock; no window: every frame), as ``(n - 1) / (last - first)``: 1.0 for a frame a
+        second, whatever the window. 0.0 with fewer than two frames (or all at one instant).
+        """
+        until = self._clock() if end is None else end
+        times = [
+            event.monotonic_time
+            for event in self.video_frames()
+            if event.monotonic_time <= until
+            and (window_s is None or event.monotonic_time > until - window_s)
+        ]
+        if len(times) < 2 or times[-1] <= times[0]:
+            return 0.0
+        return (len(times) - 1) / (times[-1] - times[0])
+
     def sent(self, key: str | None = None) -> list[RecordedEvent]:
         """Return the frames the simulator sent, optionally only those with top-level ``key``."""
         if key is not None:

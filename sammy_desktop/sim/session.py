@@ -58,6 +58,11 @@ class SessionState:
         self.next_call_number = 1
         self.client_messages = 0
         self.client_content_text: list[str] = []
+        # S6: the shared screen's JPEG frames this session received, the last one's size,
+        # and those no usage has counted yet.
+        self.video_frames = 0
+        self.video_size: tuple[int, int] | None = None
+        self.video_frames_unbilled = 0
 
     def next_call_id(self) -> str:
         """Return a fresh function call id (``fc-1``, ``fc-2``...)."""

@@ -28,7 +28,7 @@ from sammy_desktop.sim.actions import TranscriptEntry, TurnComplete
 from sammy_desktop.sim.faults import fault_of
 from sammy_desktop.sim.model_audio import AudioPacer, frame_bytes, pacing_of
 from sammy_desktop.sim.pcm import chunk_pcm
-from sammy_desktop.sim.profiles import usage_estimate
+from sammy_desktop.sim.profiles import usage_estimate, video_frame_tokens
 from sammy_desktop.sim.wire import audio_message, server_content_message
 from sammy_desktop.wire_audio import OUTPUT_RATE
 
@@ -289,13 +289,22 @@ class TurnOutput:
                     text_chars=turn.text_chars,
                     output_audio_s=turn.audio_seconds,
                 )
-                usage = _usage_metadata(prompt, response, prompt + response)
+                # S6: the shared screen's frames since the last usage, at the setup's
+                # mediaResolution, under the profile's modality name (IMAGE).
+                frames = self._state.video_frames_unbilled
+                self._state.video_frames_unbilled = 0
+                video_in = frames * video_frame_tokens(self._setup.media_resolution)
+                usage = _usage_metadata(prompt + video_in, response, prompt + video_in + response)
                 # The service's breakdown by modality (R4): the microphone's seconds as
                 # AUDIO, the rest (typed text, the setup) as TEXT; an audio answer's AUDIO.
                 audio_in = min(prompt, math.ceil(turn.input_audio_s * 32))
                 usage["promptTokensDetails"] = [
                     {"modality": modality, "tokenCount": count}
-                    for modality, count in (("TEXT", prompt - audio_in), ("AUDIO", audio_in))
+                    for modality, count in (
+                        ("TEXT", prompt - audio_in),
+                        ("AUDIO", audio_in),
+                        (profile.video_usage_modality, video_in),
+                    )
                     if count
                 ]
                 usage["responseTokensDetails"] = [{"modality": "AUDIO", "tokenCount": response}]

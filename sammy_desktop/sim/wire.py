@@ -113,6 +113,8 @@ class Setup:
         initial_history_in_client_content: ``historyConfig.initialHistoryInClientContent``:
             the client_content before the first ``turn_complete`` is history
             (docs/live-service.md S7).
+        media_resolution: ``generationConfig.mediaResolution`` as sent
+            (``MEDIA_RESOLUTION_LOW``...; None when the setup has none: the default, S6).
     """
 
     raw: Mapping[str, Any]
@@ -127,6 +129,7 @@ class Setup:
     response_modalities: tuple[str, ...] = ()
     code_execution: bool = False
     initial_history_in_client_content: bool = False
+    media_resolution: str | None = None
 
     def declaration(self, name: str) -> FunctionDeclarationInfo | None:
         """The declaration of function ``name``, if the setup has one."""
@@ -371,6 +374,7 @@ def parse_setup_frame(frame: str | bytes) -> Setup:
     detection = _get(realtime_config, "automatic_activity_detection") or {}
     tools = _get(setup, "tools")
     modalities = _get(generation, "response_modalities") or ()
+    resolution = _get(generation, "media_resolution")
     declarations = _declarations(tools)
     history = _get(setup, "history_config")
     # The SDK passes historyConfig's inner key through unconverted (snake_case).
@@ -390,6 +394,7 @@ def parse_setup_frame(frame: str | bytes) -> Setup:
         response_modalities=tuple(str(m).upper() for m in modalities if isinstance(m, str)),
         code_execution=_has_tool(tools, "code_execution"),
         initial_history_in_client_content=history_declared,
+        media_resolution=resolution if isinstance(resolution, str) and resolution else None,
     )
 
 

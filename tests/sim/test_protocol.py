@@ -111,7 +111,15 @@ async def test_every_client_message_type_is_recorded() -> None:
     assert recorder.count(Received.ACTIVITY_END) == 1
     assert recorder.count(Received.AUDIO_STREAM_END) == 1
     assert recorder.events(Received.TEXT)[0].data == {"text": "hello"}
-    assert recorder.events(Received.VIDEO)[0].data == {"mime_type": "image/jpeg", "byte_count": 3}
+    # A JPEG cut before its frame header: recorded as no JPEG, with no size (S6).
+    assert recorder.events(Received.VIDEO)[0].data == {
+        "mime_type": "image/jpeg",
+        "byte_count": 3,
+        "jpeg": False,
+        "width": 0,
+        "height": 0,
+        "progressive": False,
+    }
     content = recorder.events(Received.CLIENT_CONTENT)[0].data
     assert content["text"] == "typed turn"
     assert content["turn_complete"] is True
