@@ -49,6 +49,7 @@ RESOURCE_FILES: Final[tuple[str, ...]] = (
     "icons/refresh.svg",
     "icons/send.svg",
     "icons/settings.svg",
+    "icons/share-screen.svg",
     "icons/shield.svg",
     "icons/sliders.svg",
     "icons/speaker.svg",

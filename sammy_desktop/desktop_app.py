@@ -190,9 +190,14 @@ class DesktopApp:
     def _build_windows(self) -> MainWindow:
         from sammy_desktop import ui
         from sammy_desktop.ui.key_state import key_state_for_platform
+        from sammy_desktop.ui.screen import ScreenShare
 
         paths = self._context.paths
         self._key_state = key_state_for_platform(self._app.platformName())
+        # Sharing the screen: off at every start, stopped when the conversation ends.
+        self.screen_share = ScreenShare(
+            self.controls, self.settings_state, self.tasks, bridge=self.bridge, parent=self._app
+        )
         window = ui.MainWindow(
             self.settings_state.settings,
             notices=self._context.notices,
@@ -208,6 +213,7 @@ class DesktopApp:
             geometry_file=paths.config_dir / "window-geometry",
             confirmations=self.confirmations,
             key_state=self._key_state,
+            screen_share=self.screen_share,
         )
         list_devices: Callable[[], Sequence[AudioDevice]] | None = None
         if self.audio is not None:
@@ -242,6 +248,9 @@ class DesktopApp:
         )
         window.settings_requested.connect(self.settings_window.open_section)
         window.demo_mode_changed.connect(self.settings_window.account_page.set_demo_mode)
+        if window.screen_sharing is not None:
+            privacy = self.settings_window.privacy_page
+            window.screen_sharing.shared_context_changed.connect(privacy.show_screen_shared)
         self.history_window = self._build_history_window(window)
         # The optional global talk hotkey; it starts in run(), once the loop runs.
         self.hotkey = ui.GlobalHotkey(self.settings_state, self.tasks, parent=self._app)
@@ -367,7 +376,10 @@ class DesktopApp:
 
         tray = self.tray
         self.remote_control = RemoteControl(
-            self.window, self._quit.request, describe=lambda: tray.tooltip
+            self.window,
+            self._quit.request,
+            describe=lambda: tray.tooltip,
+            screen_share=self.screen_share,
         )
         server = InstanceServer(address, self.remote_control.handle, parent=self._app)
         try:
@@ -425,6 +437,7 @@ class DesktopApp:
         self.settings_window.close()
         self.history_window.close()
         self.tray.hide()
+        self.screen_share.close()
         stopped = self.timers.shutdown()
         if stopped:
             _log.info("%d timer(s) still running at quit", len(stopped))

@@ -25,7 +25,8 @@ Every connection between them, the bridge and the widgets is made in one place,
 are kept whole here on purpose, so the window reads top to bottom.
 
 Keyboard: Space talks (see ``talk_keys``), Esc stops the assistant speaking (or denies an
-open question), Ctrl+, opens the settings, Ctrl+H the conversation history, Ctrl+Q quits.
+open question), Ctrl+, opens the settings, Ctrl+H the conversation history, Ctrl+Shift+S
+shares the screen or stops sharing it, Ctrl+Q quits.
 The window never waits on the agent: its coroutines run as owned tasks.
 """
 
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QShortcut, QShowEvent
@@ -64,6 +66,7 @@ from sammy_desktop.ui.key_state import KeyState
 from sammy_desktop.ui.mic_notices import MicNotices
 from sammy_desktop.ui.notices import Notices
 from sammy_desktop.ui.painted import LevelMeter
+from sammy_desktop.ui.screen_sharing import SHARE_SHORTCUT, ScreenSharing, SharingBanner
 from sammy_desktop.ui.session_controls import SessionControls
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.state_pill import StatePill
@@ -75,6 +78,10 @@ from sammy_desktop.ui.theme import Palette, ThemeController
 from sammy_desktop.ui.transcript import TranscriptView
 from sammy_desktop.ui.usage import estimate, usage_line
 from sammy_desktop.ui.window_geometry import WindowGeometry
+
+if TYPE_CHECKING:
+    from sammy_desktop.ui.screen.share import ScreenShare
+    from sammy_desktop.ui.screen.sources import ShareSource
 
 __all__ = ["MainWindow"]
 
@@ -109,6 +116,9 @@ class MainWindow(QMainWindow):
             arrives unmarked (X11 without detectable auto-repeat); None trusts Qt.
         open_url: opens a Google Search suggestion in the browser;
             ``QDesktopServices.openUrl`` by default (tests pass a recorder).
+        screen_share: shares the screen or a window with the assistant; without it there
+            is no Share button.
+        list_sources: what can be shared (the screen engine's ``list_sources`` by default).
     """
 
     settings_requested = Signal(str)
@@ -139,6 +149,8 @@ class MainWindow(QMainWindow):
         confirmations: QtConfirmationPort | None = None,
         key_state: KeyState | None = None,
         open_url: Callable[[QUrl], bool] | None = None,
+        screen_share: ScreenShare | None = None,
+        list_sources: Callable[[], Sequence[ShareSource]] | None = None,
     ) -> None:
         super().__init__()
         self._open_url = open_url
@@ -166,6 +178,7 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(360, 520)
         self._geometry.restore(self)
         self.setAccessibleName("Sammy Desktop")
+        self._sharing_offered = screen_share is not None
         self._build()
 
         self.talk_input = TalkInput(
@@ -201,6 +214,23 @@ class MainWindow(QMainWindow):
             parent=self,
         )
         """What the text box and the conversation button do."""
+        self.screen_sharing: ScreenSharing | None = None
+        """The Share button, its chooser and the sharing banner; None without a screen share."""
+        if screen_share is not None and self.share_button is not None:
+            if list_sources is None:
+                from sammy_desktop.ui.screen.sources import list_sources as listed
+
+                list_sources = listed
+            self.screen_sharing = ScreenSharing(
+                screen_share,
+                button=self.share_button,
+                banner=self.sharing_banner,
+                banners=self.banners,
+                theme=self._theme,
+                list_sources=list_sources,
+                dialog_parent=self,
+                parent=self,
+            )
         self.notice_labels = self.notices.show_startup_notices(notices)
         if welcome is not None:
             self.set_welcome(welcome)
@@ -223,6 +253,9 @@ class MainWindow(QMainWindow):
         middle = QVBoxLayout(self._middle)
         middle.setContentsMargins(0, 0, 0, 0)
         middle.setSpacing(layout.spacing())
+        self.sharing_banner = SharingBanner(self._theme, self._middle)
+        self.sharing_banner.hide()
+        middle.addWidget(self.sharing_banner)
         self.banners = BannerArea(self._theme, self._middle)
         middle.addWidget(self.banners)
 
@@ -252,6 +285,9 @@ class MainWindow(QMainWindow):
         QWidget.setTabOrder(self.message_input, self.send_button)
         QWidget.setTabOrder(self.send_button, self.talk_button)
         QWidget.setTabOrder(self.talk_button, self.conversation_button)
+        if self.share_button is not None:
+            QWidget.setTabOrder(self.talk_button, self.share_button)
+            QWidget.setTabOrder(self.share_button, self.conversation_button)
         self.talk_button.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _build_header(self, parent: QWidget) -> HeaderLayout:
@@ -300,8 +336,24 @@ class MainWindow(QMainWindow):
         talk_row = QHBoxLayout()
         talk_row.setContentsMargins(24, 0, 24, 0)
         talk_row.addStretch(1)
+        # The Share button (when there is screen sharing) beside the talk button, and as
+        # much room on the other side, so the talk button stays in the middle.
+        self.share_button: QToolButton | None = None
+        """Share the screen or a window, or stop; None without screen sharing."""
+        beside: QWidget = QWidget(panel)
+        if self._sharing_offered:
+            self.share_button = self._tool_button(panel, f"Share screen ({SHARE_SHORTCUT})")
+            self.share_button.setObjectName("shareButton")
+            beside = self.share_button
+        beside.setFixedSize(40, 40)
+        balance = QWidget(panel)
+        balance.setFixedSize(40, 40)
+        talk_row.addWidget(balance, 0, Qt.AlignmentFlag.AlignVCenter)
+        talk_row.addSpacing(12)
         self.talk_button = TalkButton(self._assets, panel)
         talk_row.addWidget(self.talk_button)
+        talk_row.addSpacing(12)
+        talk_row.addWidget(beside, 0, Qt.AlignmentFlag.AlignVCenter)
         talk_row.addStretch(1)
         layout.addLayout(talk_row)
         self.talk_hint = QLabel("", panel)
@@ -373,6 +425,10 @@ class MainWindow(QMainWindow):
         settings_shortcut.activated.connect(self.on_settings_clicked)
         history_shortcut = QShortcut(QKeySequence("Ctrl+H"), self)
         history_shortcut.activated.connect(self.history_requested)
+        if self.screen_sharing is not None:
+            share_shortcut = QShortcut(QKeySequence(SHARE_SHORTCUT), self)
+            share_shortcut.activated.connect(self.screen_sharing.toggle)
+            self.talk_input.talk_started.connect(self.screen_sharing.share.on_talk_pressed)
 
         if self._settings_state is not None:
             self._settings_state.changed.connect(self.on_settings_changed)

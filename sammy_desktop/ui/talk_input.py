@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QLabel
 
 from sammy_desktop.audio.events import (
@@ -91,6 +91,10 @@ class TalkInput(QObject):
         clock: seconds, for telling a tap from a hold (``time.monotonic``).
         parent: the Qt parent.
     """
+
+    talk_started = Signal()
+    """A press (a key, the tray, a remote command) started talking, or resumed hands-free
+    listening: a shared screen sends its picture now."""
 
     def __init__(
         self,
@@ -346,10 +350,12 @@ class TalkInput(QObject):
         if not controls.state.is_running:
             self._mic_paused = False
             self._tasks.run(controls.start(), "ui-connect-hands-free")
+            self.talk_started.emit()
         elif self._mic_paused:
             self._mic_paused = False
             controls.begin_talk()
             self._sound("listen_start")
+            self.talk_started.emit()
         else:
             self._mic_paused = True
             controls.end_talk()
@@ -372,6 +378,7 @@ class TalkInput(QObject):
             self._pending = True
             self._tasks.run(controls.start(), "ui-connect-to-talk")
         self._show()
+        self.talk_started.emit()
 
     def _begin_talk(self, controls: AgentControls) -> bool:
         """The agent's begin_talk; without a word from the microphone, the cue comes now."""

@@ -1,7 +1,8 @@
-"""The tray icon: talk, stop speaking, show/hide, settings, quit; its colour follows the state.
+"""The tray icon: talk, stop speaking, share, show/hide, settings, quit; its colour by state.
 
 Its tooltip says the state and, whenever a capture stream is open, "mic on": the tray is
 where a person looks when the system's microphone indicator is lit and the window is hidden.
+While the screen is shared the icon has a red dot and the tooltip says "sharing screen".
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class TrayIcon(QObject):
         self._demo_mode = demo_mode or window.demo_mode
         self._state = AgentState.DISCONNECTED
         self._mic_in_use = False
+        self._sharing = False
         self._assets = window.assets
         self.icon = QSystemTrayIcon(self._assets.app_icon("tray-idle"), self)
         self._show_tooltip()
@@ -66,11 +68,14 @@ class TrayIcon(QObject):
         self.talk_action.setCheckable(True)
         self.stop_action = QAction("Stop speaking", self.menu)
         self.stop_action.setEnabled(False)
+        self.share_action = QAction("Share screen…", self.menu)
         self.show_action = QAction("Hide Sammy", self.menu)
         self.settings_action = QAction("Settings…", self.menu)
         self.quit_action = QAction("Quit", self.menu)
         self.menu.addAction(self.talk_action)
         self.menu.addAction(self.stop_action)
+        if window.screen_sharing is not None:
+            self.menu.addAction(self.share_action)
         self.menu.addSeparator()
         self.menu.addAction(self.show_action)
         self.menu.addAction(self.settings_action)
@@ -88,6 +93,9 @@ class TrayIcon(QObject):
         bridge.state_changed.connect(self.on_state_changed)
         bridge.microphone_in_use.connect(self.on_microphone_in_use)
         window.demo_mode_changed.connect(self.set_demo_mode)
+        if window.screen_sharing is not None:
+            self.share_action.triggered.connect(window.screen_sharing.choose)
+            window.screen_sharing.sharing_changed.connect(self.on_sharing_changed)
 
     @property
     def name(self) -> str:
@@ -138,8 +146,22 @@ class TrayIcon(QObject):
         """Recolour the icon and say the state in its tooltip."""
         self._state = event.new
         self.stop_action.setEnabled(event.new is AgentState.ASSISTANT_SPEAKING)
-        self.icon.setIcon(self._assets.app_icon(_VARIANTS.get(event.new, "tray-idle")))
+        self._show_icon()
         self._show_tooltip()
+
+    def on_sharing_changed(self, sharing: bool) -> None:
+        """The screen is shared or not: the red dot, the tooltip and the menu follow."""
+        self._sharing = sharing
+        self.share_action.setText("Stop sharing" if sharing else "Share screen…")
+        self._show_icon()
+        self._show_tooltip()
+
+    def _show_icon(self) -> None:
+        icon = self._assets.app_icon(_VARIANTS.get(self._state, "tray-idle"))
+        sharing = self._window.screen_sharing
+        if self._sharing and sharing is not None:
+            icon = sharing.mark_icon(icon)
+        self.icon.setIcon(icon)
 
     def on_microphone_in_use(self, event: MicrophoneInUse) -> None:
         """A capture stream opened or closed: the tooltip says "mic on" while one is open."""
@@ -153,13 +175,15 @@ class TrayIcon(QObject):
 
     def _show_tooltip(self) -> None:
         mic = " · mic on" if self._mic_in_use else ""
-        self.icon.setToolTip(f"{self.name}: {STATE_WORDS[self._state]}{mic}")
+        share = " · sharing screen" if self._sharing else ""
+        self.icon.setToolTip(f"{self.name}: {STATE_WORDS[self._state]}{mic}{share}")
 
     def _refresh_menu(self) -> None:
         shown = self._window.isVisible() and not self._window.isMinimized()
         self.show_action.setText("Hide Sammy" if shown else "Show Sammy")
         self.talk_action.setChecked(self._window.talking)
         self.talk_action.setText("Stop talking" if self._window.talking else "Talk")
+        self.share_action.setText("Stop sharing" if self._sharing else "Share screen…")
 
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason == QSystemTrayIcon.ActivationReason.Trigger:

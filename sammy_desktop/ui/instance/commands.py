@@ -51,6 +51,7 @@ class RemoteCommand(enum.StrEnum):
     TALK_START = "talk-start"
     TALK_STOP = "talk-stop"
     STOP_SPEAKING = "stop-speaking"
+    TOGGLE_SHARE = "toggle-share"
     QUIT = "quit"
     STATUS = "status"
 
@@ -66,6 +67,8 @@ REMOTE_FLAGS: Final[dict[RemoteCommand, str]] = {
     RemoteCommand.TALK_START: "start talking in the running Sammy (bind to a key's press)",
     RemoteCommand.TALK_STOP: "stop talking in the running Sammy (bind to the key's release)",
     RemoteCommand.STOP_SPEAKING: "stop the running Sammy's answer",
+    RemoteCommand.TOGGLE_SHARE: "share your screen with the running Sammy (your last choice, "
+    "or the whole screen), or stop sharing it",
     RemoteCommand.SHOW: "bring the running Sammy's window to the front (or start Sammy)",
     RemoteCommand.QUIT: "quit the running Sammy",
     RemoteCommand.STATUS: "print the running Sammy's state in one line",

@@ -4,17 +4,23 @@
 app's :class:`~sammy_desktop.ui.instance.server.InstanceServer`, which hands each command
 to :meth:`RemoteControl.handle`, on the Qt thread. Talking goes through the window's
 :class:`~sammy_desktop.ui.talk_input.TalkInput` as the tray's Talk does, so a remote
-command talks exactly as the talk button would, in every talk mode.
+command talks exactly as the talk button would, in every talk mode. ``--toggle-share``
+toggles the :class:`~sammy_desktop.ui.screen.share.ScreenShare` (no chooser: nobody may be
+at the window), and the window's banner and the tray follow its signals.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer
 
 from sammy_desktop.ui.instance.commands import RemoteCommand, Reply
 from sammy_desktop.ui.main_window import MainWindow
+
+if TYPE_CHECKING:
+    from sammy_desktop.ui.screen.share import ScreenShare
 
 __all__ = ["RemoteControl"]
 
@@ -26,14 +32,21 @@ class RemoteControl:
         window: the main window (its talk input, show, stop speaking).
         on_quit: the app's quit (asked after the answer has gone).
         describe: the app's state in a few words (the tray's tooltip: state, mic on).
+        screen_share: shares the screen (``--toggle-share``); None where there is none.
     """
 
     def __init__(
-        self, window: MainWindow, on_quit: Callable[[], None], describe: Callable[[], str]
+        self,
+        window: MainWindow,
+        on_quit: Callable[[], None],
+        describe: Callable[[], str],
+        *,
+        screen_share: ScreenShare | None = None,
     ) -> None:
         self._window = window
         self._on_quit = on_quit
         self._describe = describe
+        self._screen_share = screen_share
 
     def handle(self, command: RemoteCommand) -> Reply:
         """Do ``command`` and say how it went."""
@@ -56,6 +69,8 @@ class RemoteControl:
             case RemoteCommand.STOP_SPEAKING:
                 window.stop_speaking()
                 return Reply(True, "Sammy stopped speaking.")
+            case RemoteCommand.TOGGLE_SHARE:
+                return self._toggle_share()
             case RemoteCommand.QUIT:
                 QTimer.singleShot(0, self._on_quit)  # the answer goes out first
                 return Reply(True, "Sammy is quitting.")
@@ -70,6 +85,31 @@ class RemoteControl:
         if not self._window.isVisible() or self._window.isMinimized():
             parts.append("window hidden")
         return " · ".join(parts)
+
+    def _toggle_share(self) -> Reply:
+        """Share the screen, or stop; the reason it cannot, in the engine's own words."""
+        share = self._screen_share
+        if share is None:
+            return Reply(False, "Sammy cannot share your screen: this Sammy has no screen sharing.")
+        problems: list[str] = []
+
+        def note(text: str) -> None:
+            problems.append(text.strip())
+
+        share.problem.connect(note)
+        try:
+            was_sharing = bool(share.sharing)
+            share.toggle()
+        finally:
+            share.problem.disconnect(note)
+        sharing = bool(share.sharing)
+        if was_sharing and not sharing:
+            return Reply(True, "Sammy stopped sharing your screen.")
+        if sharing and not was_sharing:
+            return Reply(True, "Sammy is sharing your screen.")
+        reason = " ".join(problems) or "it did not start"
+        verb = "stop sharing" if was_sharing else "share"
+        return Reply(False, f"Sammy cannot {verb} your screen now: {reason}")
 
     def _talk_reply(self, *, want: bool) -> Reply:
         talking = self._window.talking

@@ -5,7 +5,8 @@ when the assistant asks for context it gets only what is switched on, and the ma
 shows each time exactly what was shared. Then what the assistant may read: the generated
 "about you" and custom context fields. Last, what Sammy keeps: how long the conversation
 history and escalation records stay (older ones are deleted at start-up), and a button that
-deletes them all, after asking, and says what it did.
+deletes them all, after asking, and says what it did. While the screen (or a window) is
+shared, a card at the top lists it as shared now (:meth:`PrivacyPage.show_screen_shared`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class PrivacyPage(FieldsPage):
             "When the assistant asks for context, it learns only what is switched on here. "
             "Each time, a banner in the main window shows exactly what was shared."
         )
+        self._build_shared_now_card()
         for name, info in PrivacySettings.model_fields.items():
             switch = ToggleSwitch()
             switch.setChecked(bool(getattr(self.settings.privacy, name)))
@@ -72,6 +74,37 @@ class PrivacyPage(FieldsPage):
         self.delete_result = QLabel("")
         if paths is not None:
             self._build_delete_card()
+
+    def _build_shared_now_card(self) -> None:
+        self.shared_now_card = QFrame()
+        self.shared_now_card.setObjectName("fieldCard")
+        layout = QVBoxLayout(self.shared_now_card)
+        layout.setContentsMargins(14, 12, 14, 12)
+        layout.setSpacing(4)
+        title = QLabel("Shared with Sammy now")
+        title.setObjectName("fieldTitle")
+        self.shared_now_label = QLabel("")
+        self.shared_now_label.setWordWrap(True)
+        note = QLabel(
+            "Pictures of it go to Gemini until you stop sharing (the red banner's Stop, or "
+            "Ctrl+Shift+S in the main window)."
+        )
+        note.setObjectName("fieldDescription")
+        note.setWordWrap(True)
+        for widget in (title, self.shared_now_label, note):
+            layout.addWidget(widget)
+        self.shared_now_card.hide()
+        self.body.addWidget(self.shared_now_card)
+
+    @property
+    def shared_now(self) -> list[str]:
+        """What the page lists as shared now ("Your screen (…)"), nothing when nothing is."""
+        return [self.shared_now_label.text()] if not self.shared_now_card.isHidden() else []
+
+    def show_screen_shared(self, words: str) -> None:
+        """List what is shared now ("Your screen (Screen 1, 1920x1080)"); "" for nothing."""
+        self.shared_now_label.setText(words)
+        self.shared_now_card.setVisible(bool(words))
 
     def set_shared(self, name: str, on: bool) -> None:
         """Switch the sharing of one kind of context (a ``PrivacySettings`` field)."""
