@@ -26,14 +26,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
-import itertools
 import logging
-import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sammy_desktop.lazy import lazy_module
+from sammy_desktop.ui.portal import (
+    NO_SUCH_SERVICE,
+    PORTAL_NAME,
+    PORTAL_PATH,
+    Message,
+    PortalConnection,
+    PortalMissing,
+    PortalRefused,
+    jeepney,
+    new_token,
+    variant,
+)
 
 __all__ = [
     "APP_ID",
@@ -49,33 +58,21 @@ __all__ = [
 
 _log = logging.getLogger(__name__)
 
-# Imported on first use: jeepney is a dependency on Linux only, and only Wayland needs it.
-# (_connect imports jeepney.io.asyncio by name, which is also how PyInstaller finds it.)
-jeepney = lazy_module("jeepney")
-Message = Any  # jeepney.Message (jeepney has no type hints)
-DBusConnection = Any  # jeepney.io.asyncio.DBusConnection
-
-PORTAL_NAME: Final = "org.freedesktop.portal.Desktop"
-PORTAL_PATH: Final = "/org/freedesktop/portal/desktop"
 SHORTCUTS_INTERFACE: Final = "org.freedesktop.portal.GlobalShortcuts"
-REQUEST_INTERFACE: Final = "org.freedesktop.portal.Request"
 SESSION_INTERFACE: Final = "org.freedesktop.portal.Session"
 REGISTRY_INTERFACE: Final = "org.freedesktop.host.portal.Registry"
-REQUEST_PATH_PREFIX: Final = f"{PORTAL_PATH}/request"
 
 APP_ID: Final = "sammy-desktop"
 """The id the host registry learns (the name of the app's .desktop file)."""
 TALK_SHORTCUT_ID: Final = "talk"
 TALK_DESCRIPTION: Final = "Talk to Sammy (hold)"
 
-CALL_TIMEOUT_S: Final = 10.0
-"""How long a method's reply, or a request answered without the person, may take."""
 BIND_TIMEOUT_S: Final = 300.0
 """How long the desktop's dialog for the shortcut may stay open before Sammy gives up."""
 
 _NO_PORTAL_RUNS: Final = "no desktop portal is running, so it has no GlobalShortcuts."
-_NO_SUCH_SERVICE: Final = frozenset(
-    {"org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner"}
+_NO_SHORTCUTS: Final = (
+    "its desktop portal has no GlobalShortcuts (KDE Plasma 6 and GNOME 48 have them)."
 )
 
 # Settings spelling (config/settings.py normalizes to it) -> the XDG shortcuts spec: its
@@ -239,22 +236,6 @@ class _Unavailable(Exception):
         self.state = PortalState(outcome, reason=reason)
 
 
-def _response_state(code: int, what: str) -> PortalState | None:
-    """A request's non-zero response code as a state (None for 0, success)."""
-    if code == 0:
-        return None
-    if code == 1:
-        return PortalState(PortalOutcome.REFUSED, reason=f"{what} was cancelled.")
-    return PortalState(PortalOutcome.FAILED, reason=f"{what} ended another way (code {code}).")
-
-
-def _variant(value: Any) -> Any:
-    """A ``v`` value's content (jeepney reads one as ``(signature, value)``)."""
-    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
-        return value[1]
-    return value
-
-
 class PortalShortcuts:
     """The "talk" shortcut through the desktop portal, for as long as it is bound.
 
@@ -282,17 +263,14 @@ class PortalShortcuts:
         self._on_pressed = on_pressed
         self._on_released = on_released
         self._on_changed = on_changed
-        self._bus = bus
         self._app_id = app_id
-        self._conn: DBusConnection | None = None
-        self._receiver: asyncio.Task[None] | None = None
-        self._replies: dict[int, asyncio.Future[Any]] = {}
-        self._requests: dict[str, asyncio.Future[tuple[int, dict[str, Any]]]] = {}
-        self._early: dict[str, tuple[int, dict[str, Any]]] = {}
-        self._portal_owner = ""
+        self._portal = PortalConnection(
+            bus=bus, on_signal=self._on_signal, on_lost=self._on_lost, name="ui-portal-shortcuts"
+        )
         self._session = ""
         self._state = PortalState(PortalOutcome.NO_PORTAL, reason="it was not asked yet.")
         self._bound = False
+        self._used = False
         self._closed = False
 
     @property
@@ -315,16 +293,20 @@ class PortalShortcuts:
         Raises:
             RuntimeError: this object was bound or closed already (a programming error).
         """
-        if self._conn is not None or self._closed:
+        if self._used or self._closed:
             raise RuntimeError("a PortalShortcuts binds once")
+        self._used = True
         try:
             trigger = await self._bind(keys)
         except asyncio.CancelledError:
             self._closed = True
-            self._shut()
-            if self._receiver is not None:
-                self._receiver.cancel()
+            self._portal.abort()
             raise
+        except PortalMissing as exc:
+            self._state = PortalState(PortalOutcome.NO_PORTAL, reason=exc.reason)
+        except PortalRefused as exc:
+            outcome = PortalOutcome.REFUSED if exc.cancelled else PortalOutcome.FAILED
+            self._state = PortalState(outcome, reason=exc.reason)
         except _Unavailable as exc:
             self._state = exc.state
         except TimeoutError:
@@ -357,41 +339,38 @@ class PortalShortcuts:
         self._closed = True
         self._bound = False
         session, self._session = self._session, ""
-        if session and self._conn is not None and self._receiver_running():
+        if session and self._portal.open:
             close = jeepney.new_method_call(
                 jeepney.DBusAddress(session, PORTAL_NAME, SESSION_INTERFACE), "Close"
             )
             with contextlib.suppress(jeepney.DBusErrorResponse, TimeoutError, EOFError, OSError):
-                await self._call(close, timeout_s=2.0)
-        self._shut()
-        receiver = self._receiver
-        if receiver is not None and not receiver.done():
-            receiver.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await receiver
-        if self._conn is not None:
-            with contextlib.suppress(OSError, TimeoutError):
-                await asyncio.wait_for(self._conn.writer.wait_closed(), 2.0)
+                await self._portal.call(close, timeout_s=2.0)
+        await self._portal.close()
 
     # ------------------------------------------------------------------ the steps
 
     async def _bind(self, keys: str) -> str:
         """The steps to a bound shortcut; returns its trigger description."""
-        conn = await self._connect()
-        sender = str(conn.unique_name).lstrip(":").replace(".", "_")
-        for rule in self._match_rules(sender):
-            await self._call(jeepney.message_bus.AddMatch(rule))
+        shortcuts_signals = jeepney.MatchRule(
+            type="signal", sender=PORTAL_NAME, interface=SHORTCUTS_INTERFACE, path=PORTAL_PATH
+        )
+        session_closed = jeepney.MatchRule(
+            type="signal", sender=PORTAL_NAME, interface=SESSION_INTERFACE, member="Closed"
+        )
+        await self._portal.connect([shortcuts_signals, session_closed])
         await self._register()
-        await self._check_interface()
-        (self._portal_owner,) = await self._call(jeepney.message_bus.GetNameOwner(PORTAL_NAME))
+        version = await self._portal.interface_version(
+            SHORTCUTS_INTERFACE, missing=_NO_SHORTCUTS, not_running=_NO_PORTAL_RUNS
+        )
+        _log.debug("portal GlobalShortcuts version %s", version)
         shortcuts = jeepney.DBusAddress(PORTAL_PATH, PORTAL_NAME, SHORTCUTS_INTERFACE)
 
         def create(options: dict[str, Any]) -> Message:
-            options["session_handle_token"] = ("s", "sammy_" + secrets.token_hex(8))
+            options["session_handle_token"] = ("s", new_token())
             return jeepney.new_method_call(shortcuts, "CreateSession", "a{sv}", (options,))
 
-        results = await self._request(sender, create, "creating the shortcut session")
-        self._session = str(_variant(results.get("session_handle", "")))
+        results = await self._portal.request(create, "creating the shortcut session")
+        self._session = str(variant(results.get("session_handle", "")))
         if not self._session:
             raise _Unavailable(PortalOutcome.FAILED, "the desktop gave no session.")
         wanted: dict[str, Any] = {"description": ("s", TALK_DESCRIPTION)}
@@ -403,121 +382,23 @@ class PortalShortcuts:
             body = (self._session, [(TALK_SHORTCUT_ID, wanted)], "", options)
             return jeepney.new_method_call(shortcuts, "BindShortcuts", "oa(sa{sv})sa{sv}", body)
 
-        results = await self._request(sender, bind, "the shortcut request", BIND_TIMEOUT_S)
-        trigger = self._talk_trigger(_variant(results.get("shortcuts", [])))
+        results = await self._portal.request(bind, "the shortcut request", BIND_TIMEOUT_S)
+        trigger = self._talk_trigger(variant(results.get("shortcuts", [])))
         if trigger is None:
             raise _Unavailable(PortalOutcome.REFUSED, "the desktop kept the shortcut back.")
         return trigger
-
-    async def _connect(self) -> DBusConnection:
-        try:
-            from jeepney.io.asyncio import (  # type: ignore[import-untyped]
-                open_dbus_connection,
-            )
-        except ImportError:
-            raise _Unavailable(
-                PortalOutcome.NO_PORTAL, "Sammy was installed without jeepney, its D-Bus library."
-            ) from None
-        try:
-            conn = await asyncio.wait_for(open_dbus_connection(self._bus), CALL_TIMEOUT_S)
-        except KeyError:  # no DBUS_SESSION_BUS_ADDRESS
-            raise _Unavailable(PortalOutcome.NO_PORTAL, "there is no D-Bus session bus.") from None
-        except (OSError, EOFError, RuntimeError, ValueError) as exc:
-            _log.info("no D-Bus session bus for the portal: %s", exc)
-            raise _Unavailable(
-                PortalOutcome.NO_PORTAL, "the D-Bus session bus cannot be reached."
-            ) from None
-        self._conn = conn
-        self._receiver = asyncio.get_running_loop().create_task(
-            self._receive(conn), name="ui-portal-shortcuts"
-        )
-        return conn
-
-    @staticmethod
-    def _match_rules(sender: str) -> list[Any]:
-        requests = jeepney.MatchRule(
-            type="signal",
-            sender=PORTAL_NAME,
-            interface=REQUEST_INTERFACE,
-            member="Response",
-            path_namespace=f"{REQUEST_PATH_PREFIX}/{sender}",
-        )
-        shortcuts = jeepney.MatchRule(
-            type="signal", sender=PORTAL_NAME, interface=SHORTCUTS_INTERFACE, path=PORTAL_PATH
-        )
-        session_closed = jeepney.MatchRule(
-            type="signal", sender=PORTAL_NAME, interface=SESSION_INTERFACE, member="Closed"
-        )
-        owner = jeepney.MatchRule(
-            type="signal",
-            sender=jeepney.message_bus.bus_name,
-            interface=jeepney.message_bus.interface,
-            member="NameOwnerChanged",
-        )
-        owner.add_arg_condition(0, PORTAL_NAME)
-        return [requests, shortcuts, session_closed, owner]
 
     async def _register(self) -> None:
         """Tell the host registry the app's id, where there is one (GNOME wants it)."""
         registry = jeepney.DBusAddress(PORTAL_PATH, PORTAL_NAME, REGISTRY_INTERFACE)
         try:
-            await self._call(
+            await self._portal.call(
                 jeepney.new_method_call(registry, "Register", "sa{sv}", (self._app_id, {}))
             )
         except jeepney.DBusErrorResponse as exc:
-            if exc.name in _NO_SUCH_SERVICE:
-                raise _Unavailable(PortalOutcome.NO_PORTAL, _NO_PORTAL_RUNS) from None
+            if exc.name in NO_SUCH_SERVICE:
+                raise PortalMissing(_NO_PORTAL_RUNS) from None
             _log.debug("the portal's host registry did not take the app id: %s", exc)
-
-    async def _check_interface(self) -> None:
-        shortcuts = jeepney.DBusAddress(PORTAL_PATH, PORTAL_NAME, SHORTCUTS_INTERFACE)
-        try:
-            (version,) = await self._call(jeepney.Properties(shortcuts).get("version"))
-        except jeepney.DBusErrorResponse as exc:
-            _log.info("the desktop portal has no GlobalShortcuts: %s", exc)
-            if exc.name in _NO_SUCH_SERVICE:
-                reason = _NO_PORTAL_RUNS
-            else:
-                reason = (
-                    "its desktop portal has no GlobalShortcuts (KDE Plasma 6 and GNOME 48 have "
-                    "them)."
-                )
-            raise _Unavailable(PortalOutcome.NO_PORTAL, reason) from None
-        _log.debug("portal GlobalShortcuts version %s", _variant(version))
-
-    async def _request(
-        self,
-        sender: str,
-        make: Callable[[dict[str, Any]], Message],
-        what: str,
-        timeout_s: float = CALL_TIMEOUT_S,
-    ) -> dict[str, Any]:
-        """Call a method answered by a Request's Response; its results on success.
-
-        The response's path is waited for before the call: the portal may answer at once.
-        """
-        token = "sammy_" + secrets.token_hex(8)
-        expected = f"{REQUEST_PATH_PREFIX}/{sender}/{token}"
-        answer: asyncio.Future[tuple[int, dict[str, Any]]] = (
-            asyncio.get_running_loop().create_future()
-        )
-        paths = [expected]
-        self._requests[expected] = answer
-        try:
-            (handle,) = await self._call(make({"handle_token": ("s", token)}))
-            if handle != expected:  # portals before version 0.9 chose their own path
-                paths.append(handle)
-                self._requests[handle] = answer
-                if handle in self._early:
-                    answer.set_result(self._early.pop(handle))
-            code, results = await asyncio.wait_for(answer, timeout_s)
-        finally:
-            for path in paths:
-                self._requests.pop(path, None)
-        refusal = _response_state(code, what)
-        if refusal is not None:
-            raise _Unavailable(refusal.outcome, refusal.reason)
-        return results
 
     @staticmethod
     def _talk_trigger(shortcuts: Any) -> str | None:
@@ -525,51 +406,24 @@ class PortalShortcuts:
         for item in shortcuts if isinstance(shortcuts, list) else []:
             if isinstance(item, tuple) and len(item) == 2 and item[0] == TALK_SHORTCUT_ID:
                 details = item[1] if isinstance(item[1], dict) else {}
-                return str(_variant(details.get("trigger_description", ("s", ""))))
+                return str(variant(details.get("trigger_description", ("s", ""))))
         return None
 
-    # ------------------------------------------------------------------ the connection
+    # ------------------------------------------------------------------ the portal's signals
 
-    async def _call(self, message: Message, timeout_s: float = CALL_TIMEOUT_S) -> Any:
-        """Send a method call; its reply's body (raises DBusErrorResponse for an error)."""
-        conn = self._conn
-        if conn is None or not self._receiver_running():
-            raise EOFError("the D-Bus connection is closed")
-        serial = next(conn.outgoing_serial)
-        reply: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
-        self._replies[serial] = reply
-        try:
-            await conn.send(message, serial=serial)
-            answer = await asyncio.wait_for(reply, timeout_s)
-            if answer.header.message_type is jeepney.MessageType.error:
-                raise jeepney.DBusErrorResponse(answer)
-            return answer.body
-        finally:
-            self._replies.pop(serial, None)
+    def _on_signal(self, message: Message) -> str:
+        """A signal from the portal: the session closed, or the shortcut went down or up."""
+        fields: Mapping[Any, Any] = message.header.fields
+        interface = fields.get(jeepney.HeaderFields.interface)
+        member = str(fields.get(jeepney.HeaderFields.member))
+        if interface == SESSION_INTERFACE and member == "Closed":
+            if self._session and fields.get(jeepney.HeaderFields.path) == self._session:
+                return "the desktop closed Sammy's shortcut session."
+        elif interface == SHORTCUTS_INTERFACE and message.body[:1] == (self._session,):
+            self._on_shortcut_signal(member, message.body)
+        return ""
 
-    def _receiver_running(self) -> bool:
-        return self._receiver is not None and not self._receiver.done()
-
-    async def _receive(self, conn: DBusConnection) -> None:
-        reason = "the D-Bus session bus closed."
-        try:
-            while True:
-                message = await conn.receive()
-                try:
-                    lost = self._dispatch(message)
-                except (ValueError, TypeError, IndexError, KeyError) as exc:
-                    _log.debug("a D-Bus message the portal client did not expect: %s", exc)
-                    continue
-                if lost:
-                    reason = lost
-                    break
-        except (EOFError, OSError, ValueError) as exc:
-            _log.info("the portal's D-Bus connection ended: %s", exc)
-        finally:
-            for future in itertools.chain(self._replies.values(), self._requests.values()):
-                if not future.done():
-                    future.set_exception(EOFError("the D-Bus connection closed"))
-            self._shut()
+    def _on_lost(self, reason: str) -> None:
         if self._bound and not self._closed:
             self._bound = False
             self._state = PortalState(PortalOutcome.LOST, reason=reason)
@@ -583,54 +437,6 @@ class PortalShortcuts:
             callback(*args)
         except Exception:  # noqa: BLE001 - the receiver must outlive a listener's bug
             _log.exception("a portal shortcut callback failed")
-
-    def _shut(self) -> None:
-        if self._conn is not None:
-            self._conn.writer.close()
-
-    def _dispatch(self, message: Message) -> str:
-        """Hand one message on; a reason when it ends the binding, else ""."""
-        header = message.header
-        fields: Mapping[Any, Any] = header.fields
-        if header.message_type in (jeepney.MessageType.method_return, jeepney.MessageType.error):
-            reply = self._replies.get(fields.get(jeepney.HeaderFields.reply_serial, -1))
-            if reply is not None and not reply.done():
-                reply.set_result(message)
-            return ""
-        if header.message_type is not jeepney.MessageType.signal:
-            return ""
-        interface, member = (
-            fields.get(jeepney.HeaderFields.interface),
-            fields.get(jeepney.HeaderFields.member),
-        )
-        sender, path = (
-            fields.get(jeepney.HeaderFields.sender),
-            fields.get(jeepney.HeaderFields.path),
-        )
-        if sender == jeepney.message_bus.bus_name and member == "NameOwnerChanged":
-            name, _old, new = message.body
-            if name == PORTAL_NAME and self._portal_owner and new != self._portal_owner:
-                return "the desktop portal stopped."
-            return ""
-        if not self._portal_owner or sender != self._portal_owner:
-            return ""  # only the portal's own signals count
-        if interface == REQUEST_INTERFACE and member == "Response":
-            self._on_response(str(path), message.body)
-        elif interface == SESSION_INTERFACE and member == "Closed":
-            if self._session and path == self._session:
-                return "the desktop closed Sammy's shortcut session."
-        elif interface == SHORTCUTS_INTERFACE and message.body[:1] == (self._session,):
-            self._on_shortcut_signal(str(member), message.body)
-        return ""
-
-    def _on_response(self, path: str, body: tuple[Any, ...]) -> None:
-        code, results = int(body[0]), body[1] if isinstance(body[1], dict) else {}
-        answer = self._requests.get(path)
-        if answer is None:
-            if path.startswith(REQUEST_PATH_PREFIX) and len(self._early) < 8:
-                self._early[path] = (code, results)  # before its call's reply named it
-        elif not answer.done():
-            answer.set_result((code, results))
 
     def _on_shortcut_signal(self, member: str, body: tuple[Any, ...]) -> None:
         if not self._bound:
