@@ -96,6 +96,7 @@ class TrayIcon(QObject):
         if window.screen_sharing is not None:
             self.share_action.triggered.connect(window.screen_sharing.choose)
             window.screen_sharing.sharing_changed.connect(self.on_sharing_changed)
+            window.screen_sharing.share.stopped.connect(self.on_sharing_stopped)
 
     @property
     def name(self) -> str:
@@ -155,6 +156,11 @@ class TrayIcon(QObject):
         self.share_action.setText("Stop sharing" if sharing else "Share screen…")
         self._show_icon()
         self._show_tooltip()
+
+    def on_sharing_stopped(self, reason: str) -> None:
+        """Sharing stopped without the person asking: with the window hidden, say it here."""
+        if reason and not self._window.isVisible():
+            self.show_message(self.name, reason)
 
     def _show_icon(self) -> None:
         icon = self._assets.app_icon(_VARIANTS.get(self._state, "tray-idle"))

@@ -430,3 +430,23 @@ def test_the_words_for_what_is_shared() -> None:
     assert shared_words(SCREEN_1) == "Your screen (Screen 1, 1920x1080)"
     assert shared_words(EDITOR) == "Your screen (the window “notes.md - Editor”)"
     assert len(EVERYTHING) == 4
+
+
+def test_with_the_window_hidden_the_tray_says_why_sharing_stopped(
+    qtbot: QtBot,
+    make_window: MakeWindow,
+    rig: ShareRig,
+    agent: FakeAgent,
+    bridge: EventBridge,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    agent.move_to(AgentState.READY)
+    window = make_window(screen_share=rig.share, list_sources=rig.list_sources)
+    tray = TrayIcon(window, bridge, on_quit=lambda: None)
+    messages: list[tuple[str, str]] = []
+    monkeypatch.setattr(tray, "show_message", lambda title, body: messages.append((title, body)))
+    _sharing(window).start(SCREEN_1)
+    _sharing(window).stop()  # the person: nothing to say
+    _sharing(window).start(SCREEN_1)
+    agent.move_to(AgentState.ENDED, "goodbye")
+    assert messages == [("Sammy", SESSION_ENDED)]
