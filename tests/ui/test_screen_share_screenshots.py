@@ -21,7 +21,7 @@ from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.theme import ThemeController
 
-from .conftest import FakeAgent, MakeWindow, Picture
+from .conftest import FakeAgent, MakeSettingsWindow, MakeWindow, Picture
 from .history_support import next_emit, wait_for
 from .screen_share_support import EDITOR, make_rig
 
@@ -110,3 +110,15 @@ def test_sharing_screenshots(
     assert window.sharing_banner.title_label.shown_text.endswith("…")
     assert window.sharing_banner.title == "Sharing “notes.md - Editor”"
     _save(window.sharing_banner, test_output_dir, f"sharing-window-{theme_name.value}.png")
+
+
+def test_privacy_page_while_sharing_screenshot(
+    qtbot: QtBot, make_settings_window: MakeSettingsWindow, test_output_dir: Path
+) -> None:
+    settings = make_settings_window()
+    settings.open_section("Privacy")
+    qtbot.waitExposed(settings)
+    settings.privacy_page.show_screen_shared("Your screen (Screen 1, 1920x1080)")
+    picture = Picture(settings)
+    qtbot.waitUntil(picture.settled, timeout=3000)
+    _save(settings, test_output_dir, "privacy-while-sharing.png")
