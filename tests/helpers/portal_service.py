@@ -1,4 +1,5 @@
-"""A small desktop portal for the tests: org.freedesktop.portal.Desktop with GlobalShortcuts.
+"""A small desktop portal for the tests: org.freedesktop.portal.Desktop with GlobalShortcuts
+and Screenshot.
 
 :class:`PortalService` is a real D-Bus service on the session bus (the private one that
 ``scripts/with-test-services.sh`` starts: never a desktop's own). It owns
@@ -13,7 +14,10 @@ thread-safe connection, and answers as xdg-desktop-portal does:
   spec promises (``.../request/SENDER/TOKEN``). The signal goes out *before* the method's
   reply, the earliest a portal can answer: a client that subscribes only after its call
   returns misses it;
-- ``org.freedesktop.portal.Session.Close`` on a session's path.
+- ``org.freedesktop.portal.Session.Close`` on a session's path;
+- with ``screenshot=`` (the picture's PNG bytes), ``Screenshot.Screenshot``: the picture
+  written to a new file in ``screenshot_dir``, its ``file://`` URI in the response, as
+  xdg-desktop-portal does (``screenshot_response=1`` answers as a person who declined).
 
 ``bind_response=1`` answers BindShortcuts as a person who cancelled the desktop's dialog,
 ``bind_response=None`` never answers it (the dialog left open);
@@ -26,10 +30,12 @@ portal never answers the next test.
 
 from __future__ import annotations
 
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 from jeepney import (  # type: ignore[import-untyped]
@@ -53,6 +59,7 @@ __all__ = ["BoundShortcut", "PortalService", "running_portal"]
 PORTAL_NAME: Final = "org.freedesktop.portal.Desktop"
 PORTAL_PATH: Final = "/org/freedesktop/portal/desktop"
 SHORTCUTS: Final = "org.freedesktop.portal.GlobalShortcuts"
+SCREENSHOT: Final = "org.freedesktop.portal.Screenshot"
 REGISTRY: Final = "org.freedesktop.host.portal.Registry"
 REQUEST: Final = "org.freedesktop.portal.Request"
 SESSION: Final = "org.freedesktop.portal.Session"
@@ -83,6 +90,8 @@ class _Records:
     bound: list[BoundShortcut] = field(default_factory=list)
     closed: list[str] = field(default_factory=list)
     senders: list[str] = field(default_factory=list)
+    screenshots: list[Path] = field(default_factory=list)
+    screenshot_options: list[dict[str, Any]] = field(default_factory=list)
 
 
 class PortalService:
@@ -95,6 +104,9 @@ class PortalService:
         registry: whether the host registry is there.
         assigned: the trigger description the "desktop" answers with; the preferred
             trigger when None.
+        screenshot: the PNG a screenshot gives; None: no Screenshot interface.
+        screenshot_dir: where the screenshots' files are written.
+        screenshot_response: Screenshot's response code (0 taken, 1 declined, 2 other).
         bus: the bus to serve on.
     """
 
@@ -105,9 +117,15 @@ class PortalService:
         shortcuts: bool = True,
         registry: bool = True,
         assigned: str | None = None,
+        screenshot: bytes | None = None,
+        screenshot_dir: Path | None = None,
+        screenshot_response: int = 0,
         bus: str = "SESSION",
     ) -> None:
         self.bind_response = bind_response
+        self.screenshot = screenshot
+        self.screenshot_dir = screenshot_dir
+        self.screenshot_response = screenshot_response
         self.shortcuts = shortcuts
         self.registry = registry
         self.assigned = assigned
@@ -156,6 +174,18 @@ class PortalService:
         """The sessions closed with Session.Close."""
         with self._lock:
             return list(self._records.closed)
+
+    @property
+    def screenshots(self) -> list[Path]:
+        """The files the screenshots were written to, in order."""
+        with self._lock:
+            return list(self._records.screenshots)
+
+    @property
+    def screenshot_options(self) -> list[dict[str, Any]]:
+        """The options of each Screenshot call (``interactive``...), variants unwrapped."""
+        with self._lock:
+            return list(self._records.screenshot_options)
 
     @property
     def senders(self) -> list[str]:
@@ -266,6 +296,8 @@ class PortalService:
             wanted_interface, name = call.body
             if wanted_interface == SHORTCUTS and self.shortcuts and name == "version":
                 return [new_method_return(call, "v", (("u", 1),))]
+            if wanted_interface == SCREENSHOT and self.screenshot is not None:
+                return [new_method_return(call, "v", (("u", 2),))]
             return [new_error(call, UNKNOWN_INTERFACE, "s", (f"no {wanted_interface}",))]
         if interface == REGISTRY and self.registry and member == "Register":
             with self._lock:
@@ -280,6 +312,8 @@ class PortalService:
                 (_session, options) = call.body
                 results = {"shortcuts": ("a(sa{sv})", self._shortcut_list())}
                 return self._respond(call, sender, options, 0, results)
+        if interface == SCREENSHOT and self.screenshot is not None and member == "Screenshot":
+            return self._take_screenshot(call, sender)
         if interface == SESSION and member == "Close" and path in self.sessions:
             with self._lock:
                 self._records.closed.append(path)
@@ -314,6 +348,25 @@ class PortalService:
             return self._respond(call, sender, options, self.bind_response, {})
         results = {"shortcuts": ("a(sa{sv})", self._shortcut_list())}
         return self._respond(call, sender, options, 0, results)
+
+    def _take_screenshot(self, call: Message, sender: str) -> list[Message]:
+        _parent_window, options = call.body
+        with self._lock:
+            self._records.screenshot_options.append(
+                {key: _variant(value) for key, value in options.items()}
+            )
+        if self.screenshot_response != 0:
+            return self._respond(call, sender, options, self.screenshot_response, {})
+        folder = self.screenshot_dir or Path(tempfile.gettempdir())
+        with tempfile.NamedTemporaryFile(
+            dir=folder, prefix="Screenshot-", suffix=".png", delete=False
+        ) as file:
+            assert self.screenshot is not None
+            file.write(self.screenshot)
+        taken = Path(file.name)
+        with self._lock:
+            self._records.screenshots.append(taken)
+        return self._respond(call, sender, options, 0, {"uri": ("s", taken.as_uri())})
 
     def _shortcut_list(self) -> list[tuple[str, dict[str, Any]]]:
         return [
