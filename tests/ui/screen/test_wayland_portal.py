@@ -40,7 +40,7 @@ def session_bus() -> None:
 def _png(image: QImage) -> bytes:
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    assert image.save(buffer, "PNG")
+    assert image.save(buffer, b"PNG")
     return bytes(buffer.data().data())
 
 
