@@ -64,7 +64,11 @@ async def bench_slow_tool(args: SlowInput, context: ToolContext) -> SlowOutput:
 
 
 def _mark(what: str, stamp: float) -> None:
-    print(f"bench-mark {what} {stamp:.6f}", file=sys.stderr, flush=True)
+    # One write, the newline in it: print() writes the line and its newline apart, and a
+    # log line from another thread could land between them (the bench then read the
+    # stamp glued to the log line's date).
+    sys.stderr.write(f"bench-mark {what} {stamp:.6f}\n")
+    sys.stderr.flush()
 
 
 def install_mic_marks() -> None:

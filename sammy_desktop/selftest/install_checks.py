@@ -253,34 +253,21 @@ def check_qt() -> str:
 
 
 def check_remote_control() -> str:
-    """Qt's local server takes a connection; on Linux the portal's D-Bus client loads.
+    """The remote commands' local socket library loads; on Linux the portal's D-Bus client.
 
-    The first is how ``--toggle-talk`` and the other remote commands reach the app, the
-    second how a Wayland desktop's shortcut talks.
+    The first (QtNetwork) is how ``--toggle-talk`` and the other remote commands reach the
+    app, the second (jeepney) how a Wayland desktop's shortcut talks and its screenshot
+    portal shares the screen. Nothing listens here: a server needs a running Qt
+    application, which the window's own start proves.
     """
     import importlib
-    import os
-    import socket
-    import tempfile
 
     from PySide6.QtNetwork import QLocalServer
 
-    with tempfile.TemporaryDirectory(prefix="sammy-selftest-") as folder:
-        windows = sys.platform == "win32"
-        name = f"sammy-selftest-{os.getpid()}" if windows else str(Path(folder) / "s")
-        server = QLocalServer()
-        server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
-        if not server.listen(name):
-            raise SelfTestFailure(f"Qt's local server cannot listen: {server.errorString()}")
-        try:
-            if not windows:
-                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
-                    client.connect(name)
-                    if not server.waitForNewConnection(5000):
-                        raise SelfTestFailure("Qt's local server took no connection")
-        finally:
-            server.close()
-    detail = "the control socket takes connections (QtNetwork)"
+    server = QLocalServer()
+    server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+    del server
+    detail = "the control socket's library loads (QtNetwork)"
     if sys.platform.startswith("linux"):
         importlib.import_module("jeepney.io.asyncio")
         detail += f"; the portal's D-Bus client jeepney {importlib.metadata.version('jeepney')}"

@@ -58,7 +58,7 @@ def test_every_step_passes_in_a_development_install() -> None:
     assert "frames of 10 ms processed" in details["echo-canceller"]
     assert "offscreen" in details["qt"]
     assert re.fullmatch(
-        r"the control socket takes connections \(QtNetwork\); the portal's D-Bus client "
+        r"the control socket's library loads \(QtNetwork\); the portal's D-Bus client "
         r"jeepney \d+\.\d+(\.\d+)?",
         details["remote-control"],
     )
