@@ -38,13 +38,13 @@ REALTIME_INPUT = (
 
 
 def record_of(message: ClientMessage) -> tuple[Received, Mapping[str, Any] | None, bytes]:
-    """The recorder's kind, data and audio for ``message``."""
+    """The recorder's kind, data and raw bytes (the audio's PCM, the video's JPEG)."""
     if isinstance(message, RealtimeAudio):
         data = {"mime_type": message.mime_type, "byte_count": len(message.pcm)}
         return Received.AUDIO, data, message.pcm
     if isinstance(message, RealtimeVideo):
-        # S6: the frame's size and the picture's dimensions from its JPEG header; never
-        # the picture itself (a demo runs for hours).
+        # S6: the frame's size and the picture's dimensions from its JPEG header; the
+        # picture itself only for a recorder without a limit (a demo runs for hours).
         size = jpeg_size(message.data)
         return (
             Received.VIDEO,
@@ -56,7 +56,7 @@ def record_of(message: ClientMessage) -> tuple[Received, Mapping[str, Any] | Non
                 "height": size.height if size is not None else 0,
                 "progressive": size is not None and size.progressive,
             },
-            b"",
+            message.data,
         )
     if isinstance(message, ActivityStart):
         return Received.ACTIVITY_START, None, b""

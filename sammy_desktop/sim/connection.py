@@ -281,13 +281,15 @@ class SimulatedConnection:
         """Record input the service takes but does not act on."""
         self._record(Received.IGNORED, {"what": what, "why": why})
 
-    def _record(self, kind: str, data: Mapping[str, Any] | None = None, audio: bytes = b"") -> None:
+    def _record(self, kind: str, data: Mapping[str, Any] | None = None, raw: bytes = b"") -> None:
+        video = kind == Received.VIDEO
         self._recorder.record(
             kind,
             connection_id=self.connection_id,
             session_id=self.state.session_id,
             data=data,
-            audio=audio,
+            audio=b"" if video else raw,
+            picture=raw if video else b"",
         )
 
     # ------------------------------------------------------------ input
@@ -314,8 +316,8 @@ class SimulatedConnection:
             return
         if isinstance(message, REALTIME_INPUT) and await self._gate_realtime_input(message):
             return
-        kind, data, audio = record_of(message)
-        self._record(kind, data, audio)
+        kind, data, raw = record_of(message)
+        self._record(kind, data, raw)
         if isinstance(message, REALTIME_INPUT) and self._history.holds_realtime_input():
             # S7: "After `turn_complete` is `true`, the client can start the realtime
             # conversation via `realtime_input`."

@@ -61,6 +61,8 @@ class RecordedEvent:
             the bytes are in ``audio``); for ``sent.<key>`` events the whole frame as sent,
             ``{"<key>": {...}}``, with audio data replaced by its base64 length.
         audio: The raw PCM for ``audio`` events, else empty.
+        picture: A ``video`` event's JPEG, kept only by a recorder without a limit (the
+            tests'); a demo's bounded recorder never keeps a picture.
     """
 
     kind: str
@@ -69,6 +71,7 @@ class RecordedEvent:
     monotonic_time: float
     data: Mapping[str, Any] = field(default_factory=dict)
     audio: bytes = b""
+    picture: bytes = b""
 
     @property
     def byte_count(self) -> int:
@@ -141,6 +144,7 @@ class Recorder:
         session_id: str = "",
         data: Mapping[str, Any] | None = None,
         audio: bytes = b"",
+        picture: bytes = b"",
     ) -> RecordedEvent:
         """Append one event and wake the waiters it satisfies."""
         event = RecordedEvent(
@@ -150,6 +154,7 @@ class Recorder:
             monotonic_time=self._clock(),
             data=data or {},
             audio=audio,
+            picture=picture if self._limit is None else b"",
         )
         self._events.append(event)
         self._audio_bytes += len(audio)

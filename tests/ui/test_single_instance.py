@@ -40,32 +40,44 @@ def _env(sim: LiveSimulator | None = None) -> dict[str, str]:
 
 
 class App:
-    """A running ``sammy-desktop``, its standard error read line by line."""
+    """A running ``sammy-desktop``, its standard error read line by line as it comes.
+
+    Read all along (not only while a test waits), so a talkative app never blocks on a full
+    pipe.
+    """
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
         self.lines: list[str] = []
+        self._ended = False
+        self._changed = asyncio.Event()
+        self._reader = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        stream = self.process.stderr
+        assert stream is not None
+        while raw := await stream.readline():
+            self.lines.append(raw.decode(errors="replace"))
+            self._changed.set()
+        self._ended = True
+        self._changed.set()
 
     async def wait_for_line(self, needle: str, timeout_s: float = 30.0) -> str:
         """The first line (seen already or coming) with ``needle`` in it."""
-        for line in self.lines:
-            if needle in line:
-                return line
-        stream = self.process.stderr
-        assert stream is not None
+        seen = 0
         async with asyncio.timeout(timeout_s):
-            while raw := await stream.readline():
-                line = raw.decode(errors="replace")
-                self.lines.append(line)
-                if needle in line:
-                    return line
-        pytest.fail(f"the app ended before {needle!r}:\n{''.join(self.lines)}")
+            while True:
+                for line in self.lines[seen:]:
+                    if needle in line:
+                        return line
+                seen = len(self.lines)
+                if self._ended:
+                    pytest.fail(f"the app ended before {needle!r}:\n{''.join(self.lines)}")
+                self._changed.clear()
+                await self._changed.wait()
 
     async def drain(self) -> None:
-        stream = self.process.stderr
-        assert stream is not None
-        rest = await stream.read()
-        self.lines += rest.decode(errors="replace").splitlines(keepends=True)
+        await self._reader
 
 
 @asynccontextmanager

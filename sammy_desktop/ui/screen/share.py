@@ -416,6 +416,7 @@ class ScreenShare(QObject):
             return None
         if encoded is None:
             self._frames_unchanged += 1
+            _log.debug("screen frame unchanged: not sent")
         return encoded
 
     def _on_state_changed(self, event: StateChanged) -> None:

@@ -40,7 +40,7 @@ def session_bus() -> None:
 def _png(image: QImage) -> bytes:
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    assert image.save(buffer, b"PNG")
+    assert image.save(buffer, "PNG")  # type: ignore[call-overload]  # str at run time
     return bytes(buffer.data().data())
 
 
