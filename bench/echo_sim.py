@@ -73,10 +73,16 @@ class ChunkEchoRecorder(Recorder):
         session_id: str = "",
         data: Mapping[str, Any] | None = None,
         audio: bytes = b"",
+        picture: bytes = b"",
     ) -> RecordedEvent:
         """Record the event; an audio chunk is also sent straight back as model audio."""
         event = super().record(
-            kind, connection_id=connection_id, session_id=session_id, data=data, audio=audio
+            kind,
+            connection_id=connection_id,
+            session_id=session_id,
+            data=data,
+            audio=audio,
+            picture=picture,
         )
         if kind == "audio" and audio and self.simulator is not None:
             echo = PcmAudio(pcm=audio, sample_rate=INPUT_RATE, realtime=False)
