@@ -191,12 +191,20 @@ class DesktopApp:
         from sammy_desktop import ui
         from sammy_desktop.ui.key_state import key_state_for_platform
         from sammy_desktop.ui.screen import ScreenShare
+        from sammy_desktop.ui.screen.grab import this_apps_windows
+        from sammy_desktop.ui.screen.share import default_grabber
 
         paths = self._context.paths
         self._key_state = key_state_for_platform(self._app.platformName())
         # Sharing the screen: off at every start, stopped when the conversation ends.
+        # Sammy's own windows are blanked out of a shared screen's picture.
         self.screen_share = ScreenShare(
-            self.controls, self.settings_state, self.tasks, bridge=self.bridge, parent=self._app
+            self.controls,
+            self.settings_state,
+            self.tasks,
+            grabber=default_grabber(own_windows=this_apps_windows),
+            bridge=self.bridge,
+            parent=self._app,
         )
         window = ui.MainWindow(
             self.settings_state.settings,

@@ -6,21 +6,79 @@ window by its id, each turned into a QImage at once (a QPixmap must not leave th
 Before grabbing a window it asks the X server whether the window still exists: a closed
 window ends the sharing with :class:`SourceGone`. The Wayland grabber (the desktop portal's
 Screenshot) is in :mod:`.wayland`.
+
+Sammy's own windows are blanked out of a screen's picture (:func:`blank_out`): the model
+has no use for its own transcript, and Sammy's window changes whenever it listens (the
+level ring) or speaks, which would make every grab a change, sent, at a frame a second.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, Final, Protocol
 
-from PySide6.QtGui import QGuiApplication, QImage
+from PySide6.QtCore import QRect
+from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter
 
 from sammy_desktop.ui.screen.sources import ShareSource, x11_window_exists
 
-__all__ = ["FrameUnavailable", "GrabFailed", "Grabber", "QtGrabber", "SourceGone"]
+__all__ = [
+    "BLANK",
+    "FrameUnavailable",
+    "GrabFailed",
+    "Grabber",
+    "QtGrabber",
+    "SourceGone",
+    "blank_out",
+    "this_apps_windows",
+]
 
 _log = logging.getLogger(__name__)
+
+
+BLANK: Final = QColor(40, 40, 40)
+"""What Sammy's own windows look like in a shared screen's picture."""
+
+
+def blank_out(
+    image: QImage, screen: QRect, windows: Sequence[QRect], pixel_ratio: float = 1.0
+) -> QImage:
+    """``image`` (a grab of ``screen``) with the parts ``windows`` cover painted :data:`BLANK`.
+
+    Args:
+        image: the screen's picture, in device pixels.
+        screen: the screen's geometry in global (logical) coordinates.
+        windows: the areas to blank, in global (logical) coordinates.
+        pixel_ratio: the screen's device pixel ratio.
+    """
+    parts = [window.intersected(screen) for window in windows]
+    parts = [part for part in parts if not part.isEmpty()]
+    if not parts:
+        return image
+    blanked = image.copy()
+    painter = QPainter(blanked)
+    for part in parts:
+        local = part.translated(-screen.topLeft())
+        painter.fillRect(
+            QRect(
+                round(local.x() * pixel_ratio),
+                round(local.y() * pixel_ratio),
+                round(local.width() * pixel_ratio),
+                round(local.height() * pixel_ratio),
+            ),
+            BLANK,
+        )
+    painter.end()
+    return blanked
+
+
+def this_apps_windows() -> list[QRect]:
+    """Where this process's visible windows are (global coordinates): in the app, Sammy's."""
+    return [
+        window.frameGeometry() for window in QGuiApplication.topLevelWindows() if window.isVisible()
+    ]
 
 
 class GrabFailed(Exception):
@@ -59,9 +117,15 @@ class Grabber(Protocol):
 
 
 class QtGrabber:
-    """Frames through Qt's own screen grab; windows by X11 id on xcb."""
+    """Frames through Qt's own screen grab; windows by X11 id on xcb.
 
-    def __init__(self) -> None:
+    Args:
+        own_windows: the areas of Sammy's own visible windows (global coordinates), blanked
+            out of a screen's picture; none by default.
+    """
+
+    def __init__(self, own_windows: Callable[[], Sequence[QRect]] = tuple) -> None:
+        self._own_windows = own_windows
         self._display: Any = None
 
     @property
@@ -82,7 +146,7 @@ class QtGrabber:
         image = screen.grabWindow(0).toImage()
         if image.isNull():
             raise GrabFailed("the screen could not be captured.")
-        return image
+        return blank_out(image, screen.geometry(), self._own_windows(), screen.devicePixelRatio())
 
     def _grab_window(self, source: ShareSource) -> QImage:
         display = self._x_display()

@@ -24,10 +24,10 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final, Protocol
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QRect, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QImage
 
 from sammy_desktop.core.events import AgentState, SessionEnded, StateChanged
@@ -110,15 +110,18 @@ class QtFrameTimer:
         self._timer.stop()
 
 
-def default_grabber() -> Grabber:
-    """The platform's grabber: the desktop portal on Wayland, Qt's grab elsewhere."""
+def default_grabber(own_windows: Callable[[], Sequence[QRect]] = tuple) -> Grabber:
+    """The platform's grabber: the desktop portal on Wayland, Qt's grab elsewhere.
+
+    ``own_windows``: the areas of Sammy's own windows, blanked out of a screen's picture.
+    """
     from sammy_desktop.ui.portal_shortcuts import wayland_session
 
     if QGuiApplication.platformName() == "wayland" or wayland_session(os.environ, sys.platform):
         from sammy_desktop.ui.screen.wayland import PortalGrabber
 
         return PortalGrabber()
-    return QtGrabber()
+    return QtGrabber(own_windows)
 
 
 class ScreenShare(QObject):
