@@ -101,13 +101,19 @@ async def until(condition: Callable[[], bool], what: str, timeout_s: float = WAI
         raise SystemExit(f"timed out waiting for {what}") from None
 
 
+# No QApplication.sync() after a paint: it processes events, and inside a qasync task that
+# runs another task's step re-entrantly ("Cannot enter into task ... while another task is
+# being executed": the helper then hung, seen once in CI). Nor is it needed: the painted
+# pixels go to the X server on Qt's one xcb connection, which the grab's GetImage then uses,
+# so the server handles them in that order.
+
+
 async def shown(picture: Picture) -> None:
-    """Show ``picture`` and wait until the X server has its pixels."""
+    """Show ``picture`` and wait until it was painted (its pixels sent to the X server)."""
     picture.show()
     before = picture.painted
     await until(lambda: picture.painted > before, f"{picture.windowTitle()} painted")
-    QApplication.sync()
-    await asyncio.sleep(0.1)  # the X server composes what was flushed
+    await asyncio.sleep(0.1)  # the window mapped: a first expose may follow
 
 
 async def repaint(picture: Picture, patch: QColor) -> None:
@@ -115,7 +121,6 @@ async def repaint(picture: Picture, patch: QColor) -> None:
     picture.patch = patch
     picture.update()
     await until(lambda: picture.painted > before, "the repaint")
-    QApplication.sync()
 
 
 def record(agent: Agent, share: ScreenShare, output: Path, extra: dict[str, Any]) -> None:
