@@ -9,8 +9,6 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.config import Theme
@@ -20,23 +18,11 @@ from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.controls import UiTasks
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.theme import ThemeController
+from tests.helpers.screenshots import save_screenshot
 
 from .conftest import FakeAgent, MakeSettingsWindow, MakeWindow, Picture
 from .history_support import next_emit, wait_for
 from .screen_share_support import EDITOR, make_rig
-
-
-def _save(widget: QWidget, folder: Path, name: str) -> Path:
-    path = folder / "screenshots" / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    assert widget.grab().save(str(path))
-    image = QImage(str(path))
-    assert image.width() >= 100 and image.height() >= 40
-    colours = {
-        image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)
-    }
-    assert len(colours) > 5, "the screenshot is blank"
-    return path
 
 
 @pytest.mark.parametrize("theme_name", [Theme.LIGHT, Theme.DARK])
@@ -66,7 +52,7 @@ def test_sharing_screenshots(
     chooser = window.screen_sharing.chooser
     assert chooser is not None
     qtbot.waitExposed(chooser)
-    _save(chooser, test_output_dir, f"share-chooser-{theme_name.value}.png")
+    save_screenshot(chooser, test_output_dir, f"share-chooser-{theme_name.value}.png")
     chooser.reject()
 
     window.screen_sharing.start(rig.sources[0])
@@ -98,8 +84,10 @@ def test_sharing_screenshots(
     picture = Picture(window)
     qtbot.waitUntil(picture.settled, timeout=3000)  # the banner and the answer laid out
     assert not window.sharing_banner.thumbnail.pixmap().isNull()
-    _save(window, test_output_dir, f"screen-sharing-{theme_name.value}.png")
-    _save(window.sharing_banner, test_output_dir, f"sharing-banner-{theme_name.value}.png")
+    save_screenshot(window, test_output_dir, f"screen-sharing-{theme_name.value}.png")
+    save_screenshot(
+        window.sharing_banner, test_output_dir, f"sharing-banner-{theme_name.value}.png"
+    )
 
     # A window shared: its title in the banner (long ones wrap, never widen the window).
     window.screen_sharing.start(EDITOR)
@@ -109,7 +97,9 @@ def test_sharing_screenshots(
     assert window.sharing_banner.width() <= 360
     assert window.sharing_banner.title_label.shown_text.endswith("…")
     assert window.sharing_banner.title == "Sharing “notes.md - Editor”"
-    _save(window.sharing_banner, test_output_dir, f"sharing-window-{theme_name.value}.png")
+    save_screenshot(
+        window.sharing_banner, test_output_dir, f"sharing-window-{theme_name.value}.png"
+    )
 
 
 def test_privacy_page_while_sharing_screenshot(
@@ -121,4 +111,4 @@ def test_privacy_page_while_sharing_screenshot(
     settings.privacy_page.show_screen_shared("Your screen (Screen 1, 1920x1080)")
     picture = Picture(settings)
     qtbot.waitUntil(picture.settled, timeout=3000)
-    _save(settings, test_output_dir, "privacy-while-sharing.png")
+    save_screenshot(settings, test_output_dir, "privacy-while-sharing.png")

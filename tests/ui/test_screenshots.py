@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 from PySide6.QtCore import QPoint, QRect
-from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
@@ -34,6 +33,7 @@ from sammy_desktop.tools.events import ContextShared, ToolCallFinished, ToolCall
 from sammy_desktop.tools.results import ToolResult
 from sammy_desktop.ui.bridge import EventBridge
 from sammy_desktop.ui.theme import ThemeController
+from tests.helpers.screenshots import save_screenshot
 
 from .conftest import FakeAgent, MakeWelcome, MakeWindow, Picture
 
@@ -41,19 +41,6 @@ from .conftest import FakeAgent, MakeWelcome, MakeWindow, Picture
 class Clock(BaseModel):
     city: str
     local_time: str
-
-
-def _save(widget: QWidget, folder: Path, name: str) -> Path:
-    path = folder / "screenshots" / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    assert widget.grab().save(str(path))
-    image = QImage(str(path))
-    assert image.width() >= 100 and image.height() >= 40
-    colors = {
-        image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)
-    }
-    assert len(colors) > 5, "the screenshot is blank"
-    return path
 
 
 def _save_region(window: QWidget, widget: QWidget, folder: Path, name: str) -> Path:
@@ -117,10 +104,10 @@ def test_main_window_screenshot(
     bridge.input_level.emit(-18.0)
     bridge.output_level.emit(-40.0)
     qtbot.wait(250)  # let the banner finish sliding in
-    _save(window, test_output_dir, f"main-window-{theme_name.value}.png")
+    save_screenshot(window, test_output_dir, f"main-window-{theme_name.value}.png")
     card = window.transcript.tool_card("c1")
     assert card is not None
-    _save(card, test_output_dir, f"tool-card-{theme_name.value}.png")
+    save_screenshot(card, test_output_dir, f"tool-card-{theme_name.value}.png")
 
 
 def test_welcome_and_confirmation_screenshots(
@@ -136,7 +123,7 @@ def test_welcome_and_confirmation_screenshots(
     window.set_welcome(welcome)
     window.show()
     qtbot.waitExposed(window)
-    _save(window, test_output_dir, "welcome.png")
+    save_screenshot(window, test_output_dir, "welcome.png")
 
     window.show_conversation()
     agent.move_to(AgentState.READY)
@@ -156,7 +143,7 @@ def test_welcome_and_confirmation_screenshots(
         )
     )
     qtbot.wait(50)
-    _save(window, test_output_dir, "confirmation-sheet.png")
+    save_screenshot(window, test_output_dir, "confirmation-sheet.png")
     window.confirmation_sheet.deny()
 
 
@@ -234,11 +221,11 @@ def test_grounded_answer_and_code_card_screenshots(
     window.transcript.ensureWidgetVisible(block, 0, 120)  # the answer above it, too
     picture = Picture(window)
     qtbot.waitUntil(picture.settled)
-    _save(window, test_output_dir, f"main-window-grounded-{theme_name.value}.png")
+    save_screenshot(window, test_output_dir, f"main-window-grounded-{theme_name.value}.png")
     # The block and the card as they sit in the window (on the window's background).
     _save_region(window, block, test_output_dir, f"search-suggestions-{theme_name.value}.png")
     window.transcript.scroll_to_end()
     picture = Picture(window)
     qtbot.waitUntil(picture.settled)
-    _save(window, test_output_dir, f"main-window-code-{theme_name.value}.png")
+    save_screenshot(window, test_output_dir, f"main-window-code-{theme_name.value}.png")
     _save_region(window, card, test_output_dir, f"code-card-{theme_name.value}.png")
