@@ -404,17 +404,26 @@ def _clicks_file(workdir: Path, count: int, interval_s: float) -> Path:
     return path
 
 
-def click_to_echo_app(rig: StereoRig, workdir: Path, count: int, interval_s: float) -> list[float]:
+def click_to_echo_app(
+    rig: StereoRig,
+    workdir: Path,
+    count: int,
+    interval_s: float,
+    *,
+    label: str = "app",
+    **settings: object,
+) -> list[float]:
+    """Click-in -> echo-out through the real app; ``settings`` go into its profile."""
     clicks = _clicks_file(workdir, count, interval_s)
     keyboard = XKeyboard()
     try:
         with (
-            SimProcess("chunk", workdir, label="app") as sim,
+            SimProcess("chunk", workdir, label=label) as sim,
             # No pre-roll: the 300 ms it sends at once on the key press would come back at
             # once and sit in the jitter buffer for the whole test (the real model never
             # answers the pre-roll instantly); this measures the audio path alone.
-            running_app(sim, workdir, pre_roll_ms=0) as app,
-            rig.recording(workdir / "click-app.wav"),
+            running_app(sim, workdir, pre_roll_ms=0, **settings) as app,
+            rig.recording(workdir / f"click-{label}.wav"),
         ):
             mark = app.count()
             keyboard.press()
@@ -424,7 +433,7 @@ def click_to_echo_app(rig: StereoRig, workdir: Path, count: int, interval_s: flo
             keyboard.release()
     finally:
         keyboard.close()
-    return echo_latencies_ms(workdir / "click-app.wav", interval_s)
+    return echo_latencies_ms(workdir / f"click-{label}.wav", interval_s)
 
 
 def click_to_echo_reference(
