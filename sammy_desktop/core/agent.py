@@ -159,6 +159,7 @@ class AgentCore:
             watchdog=self._watchdog,
             talk_mode=settings.talk_mode,
             text_kind=self._rules.text_kind,
+            silence_ms=lambda: self._settings.silence_duration_ms,
         )
         self._setup = SessionSetup(tools, extra_tools)
         self._supervisor = ConnectionSupervisor(

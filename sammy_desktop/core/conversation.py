@@ -34,6 +34,7 @@ from sammy_desktop.core.grounding import GroundingReporter, GroundingSummary
 from sammy_desktop.core.live import RealtimeInput, RealtimeKind
 from sammy_desktop.core.outbox import RealtimeOutbox
 from sammy_desktop.core.ports import AudioSink, TurnAwareSink
+from sammy_desktop.core.quiet_audio import QuietAudioJoiner
 from sammy_desktop.core.state import AgentStateMachine
 from sammy_desktop.core.turns import TurnTracker
 from sammy_desktop.core.watchdog import ResponseWatchdog
@@ -58,6 +59,8 @@ class Conversation:
         talk_mode: push-to-talk or hands-free, to start with.
         text_kind: how typed text goes to the service now (a ``client_content`` turn where
             activity detection is off, realtime text where it is on).
+        silence_ms: hands-free, the service's silence duration now (``silence_duration_ms``):
+            how long after speech the microphone still goes block by block.
     """
 
     def __init__(
@@ -71,6 +74,7 @@ class Conversation:
         watchdog: ResponseWatchdog,
         talk_mode: TalkMode,
         text_kind: Callable[[], RealtimeKind] = lambda: RealtimeKind.TEXT,
+        silence_ms: Callable[[], int] = lambda: 700,
     ) -> None:
         self._bus = bus
         self._state = state
@@ -80,6 +84,8 @@ class Conversation:
         self._watchdog = watchdog
         self._talk_mode = talk_mode
         self._text_kind = text_kind
+        # Hands-free: quiet blocks go in larger chunks, speech block by block.
+        self._quiet_audio = QuietAudioJoiner(self._outbox.put, silence_ms)
         self._talking = False  # push-to-talk held (or, hands-free, the mic is live)
         self._mic_open = True
         # An activityStart sent to stop an answer, with no activityEnd yet (push-to-talk).
@@ -106,12 +112,14 @@ class Conversation:
         self._mic_open = True
         self._activity_open = False
         self._skip_replayed_transcription = False
+        self._quiet_audio.reset()
         self._generations.reset()
         self._turns.reset()
         self._grounding.reset()
 
     def close(self) -> None:
         """The session ends: an open turn keeps its lines, its answer is marked interrupted."""
+        self._quiet_audio.flush()
         self._turns.close_open_turn()
         self._talking = False
 
@@ -119,6 +127,7 @@ class Conversation:
         """Switch push-to-talk / hands-free (the setup follows on the next connection)."""
         if self._talking:
             self.end_talk()
+        self._quiet_audio.flush()
         self._talk_mode = mode
         self._mic_open = True
 
@@ -133,7 +142,7 @@ class Conversation:
             self._mic_open = True
             self._cut_in()  # a talk press over the answer silences it, as in push-to-talk
             if pre_roll:
-                self._outbox.put(RealtimeInput(RealtimeKind.AUDIO, audio=pre_roll))
+                self._put(RealtimeInput(RealtimeKind.AUDIO, audio=pre_roll))
             return True
         if self._talking:
             return True
@@ -144,9 +153,9 @@ class Conversation:
         if self._activity_open:
             self._activity_open = False  # the stop's activityStart opened this turn already
         else:
-            self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_START))
+            self._put(RealtimeInput(RealtimeKind.ACTIVITY_START))
         if pre_roll:
-            self._outbox.put(RealtimeInput(RealtimeKind.AUDIO, audio=pre_roll))
+            self._put(RealtimeInput(RealtimeKind.AUDIO, audio=pre_roll))
         if self._state.state.is_connected:
             self._state.set(AgentState.USER_SPEAKING, "talk pressed")
         return True
@@ -156,12 +165,12 @@ class Conversation:
         if self._talk_mode is TalkMode.HANDS_FREE:
             if self._mic_open and self._state.state.is_running:
                 self._mic_open = False
-                self._outbox.put(RealtimeInput(RealtimeKind.AUDIO_STREAM_END))
+                self._put(RealtimeInput(RealtimeKind.AUDIO_STREAM_END))
             return
         if not self._talking:
             return
         self._talking = False
-        self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_END))
+        self._put(RealtimeInput(RealtimeKind.ACTIVITY_END))
         self._turns.speech_ended()
         self._watchdog.arm()
         # activityEnd first: the state change runs the window's reaction (labels, then a
@@ -189,11 +198,16 @@ class Conversation:
         if not pcm16k or not self._state.state.is_running:
             return
         if self._talk_mode is TalkMode.PUSH_TO_TALK:
-            if not self._talking:
-                return
-        else:
-            self._mic_open = True
-        self._outbox.put(RealtimeInput(RealtimeKind.AUDIO, audio=pcm16k))
+            if self._talking:
+                self._outbox.put(RealtimeInput(RealtimeKind.AUDIO, audio=pcm16k))
+            return
+        self._mic_open = True
+        self._quiet_audio.audio(pcm16k)
+
+    def _put(self, item: RealtimeInput) -> None:
+        """Queue ``item`` after the quiet microphone audio still held for a chunk."""
+        self._quiet_audio.flush()
+        self._outbox.put(item)
 
     def send_text(self, text: str) -> bool:
         """A typed message, as a turn of its own (see :meth:`AgentCore.send_text`)."""
@@ -204,7 +218,7 @@ class Conversation:
         self._new_turn()
         self._turns.set_user_line(text)
         self._close_open_activity()
-        self._outbox.put(RealtimeInput(self._text_kind(), text=text))
+        self._put(RealtimeInput(self._text_kind(), text=text))
         self._turns.speech_ended(spoken=False)
         self._watchdog.arm()
         if self._state.state.is_connected:
@@ -214,7 +228,7 @@ class Conversation:
     def send_notice(self, text: str) -> None:
         """Text for the model that is not the person speaking (a nudge, an announcement)."""
         self._close_open_activity()
-        self._outbox.put(RealtimeInput(self._text_kind(), text=text))
+        self._put(RealtimeInput(self._text_kind(), text=text))
 
     def stop_answer(self) -> bool:
         """The person silences the answer (Esc, Stop speaking), for good.
@@ -233,7 +247,7 @@ class Conversation:
             and not self._activity_open
             and self._state.state.is_connected
         ):
-            self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_START))
+            self._put(RealtimeInput(RealtimeKind.ACTIVITY_START))
             self._activity_open = True
             told = True
         self._watchdog.cancel()
@@ -249,7 +263,7 @@ class Conversation:
         """Typed text or a notice after a stop: the stop's activity ends first."""
         if self._activity_open and self._talk_mode is TalkMode.PUSH_TO_TALK:
             self._activity_open = False
-            self._outbox.put(RealtimeInput(RealtimeKind.ACTIVITY_END))
+            self._put(RealtimeInput(RealtimeKind.ACTIVITY_END))
 
     def _cut_in(self) -> bool:
         """The person starts a turn over the answer: silence it now, for good.

@@ -228,7 +228,9 @@ class LiveConnection:
             LiveConnectionError: the connection is closed.
         """
         session = self._require_session()
-        async with self._translate_send_errors():
+        # A plain try, not _translate_send_errors: this runs for every audio chunk, and an
+        # async context manager costs a generator and two awaits per message.
+        try:
             match item.kind:
                 case RealtimeKind.AUDIO:
                     await session.send_realtime_input(
@@ -251,6 +253,8 @@ class LiveConnection:
                         turns=types.Content(role="user", parts=[types.Part(text=item.text)]),
                         turn_complete=True,
                     )
+        except (websockets.ConnectionClosed, OSError) as exc:
+            raise _send_failure(exc) from exc
 
     async def send_history(self, turns: Sequence[types.Content], *, turn_complete: bool) -> None:
         """Send earlier turns as ``client_content`` (a fresh session's history, S7).
@@ -287,14 +291,19 @@ class LiveConnection:
     async def _translate_send_errors(self) -> AsyncIterator[None]:
         try:
             yield
-        except websockets.ConnectionClosed as exc:
-            code = exc.rcvd.code if exc.rcvd is not None else 1006
-            reason = exc.rcvd.reason if exc.rcvd is not None else "abnormal closure"
-            raise LiveConnectionError.from_close(code, reason) from exc
-        except OSError as exc:
-            raise LiveConnectionError(FailureKind.TRANSIENT, None, str(exc)) from exc
+        except (websockets.ConnectionClosed, OSError) as exc:
+            raise _send_failure(exc) from exc
 
     def _require_session(self) -> AsyncSession:
         if self._session is None:
             raise LiveConnectionError(FailureKind.TRANSIENT, None, "not connected")
         return self._session
+
+
+def _send_failure(exc: websockets.ConnectionClosed | OSError) -> LiveConnectionError:
+    """The error a failed send becomes: a close by its code and reason, else transient."""
+    if isinstance(exc, websockets.ConnectionClosed):
+        code = exc.rcvd.code if exc.rcvd is not None else 1006
+        reason = exc.rcvd.reason if exc.rcvd is not None else "abnormal closure"
+        return LiveConnectionError.from_close(code, reason)
+    return LiveConnectionError(FailureKind.TRANSIENT, None, str(exc))
