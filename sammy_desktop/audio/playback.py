@@ -14,6 +14,9 @@ plays, each in its own module and each free of PortAudio:
 * :class:`~sammy_desktop.audio.standby.SpeakerStandby`: when nothing is queued or audible
   for ``standby_after_ms`` the stream rests (kept open, no callbacks) and :meth:`play` or
   :meth:`~AudioPlayback.play_effect` wakes it without a gap;
+* :class:`~sammy_desktop.audio.pace.AnswerPace`: whether answers arrive in bursts ahead of
+  real time (the service) or paced; with bursts a woken stream starts with the answer's
+  first frame instead of a device buffer of silence;
 * :class:`~sammy_desktop.audio.stream_owner.StreamOwner`: the stream itself through device
   failures and switches, shared with the capture.
 
@@ -36,6 +39,7 @@ from sammy_desktop.audio.effects import EffectsMixer
 from sammy_desktop.audio.events import AudioLevel, PlaybackDrained, PlaybackStarted
 from sammy_desktop.audio.jitter import JitterBuffer
 from sammy_desktop.audio.levels import LevelMeter
+from sammy_desktop.audio.pace import AnswerPace
 from sammy_desktop.audio.played import PlayedReport, PlayedReports
 from sammy_desktop.audio.standby import SpeakerStandby
 from sammy_desktop.audio.stream_owner import DeviceCallback, OpenedStream, StreamOwner
@@ -129,6 +133,7 @@ class AudioPlayback:
         standby_after_ms: int | None = None,
     ) -> None:
         self._standby = SpeakerStandby(standby_after_ms, block_ms=block_ms)
+        self._pace = AnswerPace()
         # The loop's timers, and the clock the callback stamps its reports with.
         self._scheduler = LoopScheduler()
         self._jitter = JitterBuffer(
@@ -285,8 +290,13 @@ class AudioPlayback:
             # would come out late and out of context, so it is dropped and counted.
             self.dropped_while_down += 1
             return
-        self._wake()
+        self._pace.arrived(
+            len(data) / SAMPLE_WIDTH / OUTPUT_RATE,
+            self._scheduler.time(),
+            new_answer=not self._jitter.is_playing,
+        )
         self._jitter.push(data)
+        self._wake(speech=True)
 
     def play_effect(self, pcm24k: bytes) -> None:
         """Mix a short interface sound (an earcon) into the output, PCM16 mono 24 kHz.
@@ -334,13 +344,17 @@ class AudioPlayback:
         self._jitter.flush()
 
     def expect_speech(self, within_s: float) -> None:
-        """Speech is likely to come within ``within_s``: start the stream now and keep it.
+        """Speech is likely to come within ``within_s``: get the stream ready for it.
 
-        Starting a resting stream takes a few milliseconds and a hop through a worker
-        thread; done ahead (the talk key went up, an answer is coming) the answer finds it
-        running. The stream may rest again once ``within_s`` has passed with nothing played.
+        Where answers arrive paced at real time (:mod:`~sammy_desktop.audio.pace`), a
+        started stream plays a device buffer of silence first anyway, and starting it
+        takes a few milliseconds and a hop through a worker thread: it is started now and
+        kept, so the answer finds it running; it may rest again once ``within_s`` has
+        passed with nothing played. Where answers come in bursts, a resting stream is left
+        to rest: the answer's first frame starts it, with no silence ahead.
         """
-        self._wake()
+        if not self._pace.bursts:
+            self._wake()
         self._standby.busy(self._scheduler.time() + within_s)
 
     def pump(self) -> None:
@@ -388,6 +402,7 @@ class AudioPlayback:
         self._bus.emit(PlaybackStarted())
 
     def _speech_drained(self, interrupted: bool) -> None:
+        self._pace.answer_ended()
         self._bus.emit(PlaybackDrained(interrupted=interrupted))
 
     def _report_level(self, dbfs: float) -> None:
@@ -463,14 +478,30 @@ class AudioPlayback:
 
     # -- standby --------------------------------------------------------------------------
 
-    def _wake(self) -> None:
-        """Something is about to play: start the stream if it rests."""
+    def _wake(self, *, speech: bool = False) -> None:
+        """Something is about to play: start the stream if it rests.
+
+        Args:
+            speech: speech was just queued (:meth:`play`), not an effect.
+        """
         self._standby.busy(self._scheduler.time())
-        if self._stream.is_paused:
+        if self._stream.is_paused and not (
+            speech and self._pace.bursts and self._fills_device_buffer()
+        ):
             # The device buffer is empty now, and PortAudio fills it from the callback at
             # once: that much silence first, as a running stream has queued.
             self._standby.waking(self.output_latency_s)
         self._stream.resume()
+
+    def _fills_device_buffer(self) -> bool:
+        """Whether the queued speech fills a started stream's device buffer and a cushion.
+
+        Then the stream starts with the speech itself (no silence ahead of it, the first
+        sample out as soon as the stream runs) and still has the jitter buffer's depth
+        queued behind it. The service sends an answer in bursts ahead of real time
+        (docs/live-service.md R6), so its first frame usually does.
+        """
+        return self._jitter.buffered_ms >= self.output_latency_s * 1000 + self._jitter.depth_ms
 
     def _may_rest(self) -> bool:
         """Whether nothing needs the stream running: no speech and no effects waiting."""

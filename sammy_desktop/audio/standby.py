@@ -9,7 +9,9 @@ Waking: a started stream's device buffer is empty, and PortAudio fills it from t
 one burst. The callback answers that burst with silence (:meth:`SpeakerStandby.priming`), so
 the speech that follows sits behind the same device buffer of silence as on a running stream:
 same latency, and the same cushion when the model's audio arrives no faster than it plays
-(taking the burst from the queue would run it dry that much early: a gap).
+(taking the burst from the queue would run it dry that much early: a gap). Where answers come
+in bursts ahead of real time (:mod:`~sammy_desktop.audio.pace`) the owner does not ask for
+the priming: the answer's first frame fills the device buffer with time to spare.
 
 The echo reference: while the stream rests nothing reaches the echo canceller from the
 callback, so :meth:`SpeakerStandby.silent_reference_frames` says how much silence to feed it

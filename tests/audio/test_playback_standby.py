@@ -216,3 +216,66 @@ async def test_expecting_speech_wakes_the_speaker_and_holds_it_for_a_while(
         await until(lambda: playback.is_standby, within=3)
     finally:
         await playback.stop()
+
+
+async def _play_at_once(playback: AudioPlayback, speech: np.ndarray, chunk_ms: int) -> None:
+    step = OUTPUT_RATE * chunk_ms // 1000
+    for index in range(0, len(speech), step):
+        playback.play(speech[index : index + step].tobytes())
+    playback.end_of_turn()
+
+
+@pytest.mark.parametrize("bursts", [True, False], ids=["after-bursts", "paced"])
+async def test_after_answers_in_bursts_a_resting_speaker_starts_with_the_answer_itself(
+    bus: EventBus, events: EventLog, bursts: bool
+) -> None:
+    # The service sends answers ahead of real time: silence ahead of the first sample would
+    # be latency for nothing. Paced answers still get the device buffer of silence first.
+    playback = AudioPlayback(bus, standby_after_ms=50)
+    await playback.start()
+    speech = tone(330.0, 0.6, rate=OUTPUT_RATE)
+    try:
+        await until(lambda: playback.is_standby)
+        if bursts:
+            await _play_at_once(playback, speech, chunk_ms=100)
+        else:
+            loop = asyncio.get_running_loop()
+            began = loop.time()
+            step = OUTPUT_RATE // 10
+            for index in range(0, len(speech), step):
+                playback.play(speech[index : index + step].tobytes())
+                await asyncio.sleep(max(0.0, began + (index // step + 1) * 0.1 - loop.time()))
+            playback.end_of_turn()
+        await events.wait_for(PlaybackDrained)
+        await until(lambda: playback.is_standby)
+        before = playback.blocks
+        playback.play(speech.tobytes())
+        await events.wait_for(PlaybackStarted, count=2)
+        reports_until_speech = playback.blocks - before
+        playback.end_of_turn()
+        await events.wait_for(PlaybackDrained, count=2)
+    finally:
+        await playback.stop()
+    if bursts:
+        assert reports_until_speech == 1, "the first callback after waking plays the answer"
+    else:
+        # A device buffer of 10-15 ms in 5 ms periods: two or three callbacks of silence.
+        assert reports_until_speech >= 3
+    assert playback.underruns == 0
+
+
+async def test_after_answers_in_bursts_the_talk_key_leaves_a_resting_speaker_resting(
+    bus: EventBus, events: EventLog
+) -> None:
+    playback = AudioPlayback(bus, standby_after_ms=50)
+    await playback.start()
+    try:
+        await until(lambda: playback.is_standby)
+        await _play_at_once(playback, tone(330.0, 0.6, rate=OUTPUT_RATE), chunk_ms=100)
+        await events.wait_for(PlaybackDrained)
+        await until(lambda: playback.is_standby)
+        playback.expect_speech(0.6)
+        # Waking is asked for at once (see the test above for paced answers).
+        assert resting(playback)
+    finally:
+        await playback.stop()
