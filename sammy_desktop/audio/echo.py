@@ -15,6 +15,14 @@ The APM works on 10 ms frames. We feed it, on the asyncio loop:
 Their offset is the stream delay, from PortAudio's reported latencies; AEC3 also estimates
 the delay itself, so the hint only has to be roughly right.
 
+Delay: the modules hold the microphone's audio back by their own algorithmic delay (an
+impulse in, measured: tests/audio/test_echo.py, bench/apm_delay.py): AEC3 by 8 ms (it works
+in 64-sample blocks and keeps two), the noise suppressor by 6 ms (its 96-sample overlap),
+the high-pass filter by nothing. Each 10 ms frame still comes out as soon as it went in;
+it is the sound in it that is older. The engine runs the noise suppressor in hands-free
+mode only (see :mod:`~sammy_desktop.audio.engine`); :attr:`EchoCanceller.delay_ms` says
+what the microphone costs now.
+
 Idle: most of the time nothing plays (the assistant listens). Once nothing audible has been
 played for ``idle_after_ms`` (longer than any echo path and room tail), the microphone goes
 through a second, lighter module with only the noise suppressor and the high-pass filter, and
@@ -46,6 +54,8 @@ echo canceller and the service; only the far-end reference is resampled to it.
 _FRAME: Final = APM_RATE // 100  # samples in one 10 ms frame
 _FRAME_BYTES: Final = _FRAME * SAMPLE_WIDTH
 _MAX_DELAY_MS: Final = 500  # WebRTC clamps larger hints anyway
+_AEC_DELAY_MS: Final = 8.0  # AEC3's two 64-sample blocks at 16 kHz (see delay_ms)
+_NS_DELAY_MS: Final = 6.0  # the noise suppressor's 96-sample overlap at 16 kHz
 
 
 class EchoCanceller:
@@ -106,6 +116,36 @@ class EchoCanceller:
         if on == self._enabled:
             return
         self._enabled = on
+        self._rebuild()
+
+    @property
+    def noise_suppression(self) -> bool:
+        """Whether WebRTC's noise suppressor runs too (it delays the microphone by 6 ms)."""
+        return self._noise_suppression
+
+    @noise_suppression.setter
+    def noise_suppression(self, on: bool) -> None:
+        if on == self._noise_suppression:
+            return
+        self._noise_suppression = on
+        if self._enabled:
+            self._rebuild()
+
+    @property
+    def delay_ms(self) -> float:
+        """How much later the microphone's audio comes out than it went in, now.
+
+        The modules' own delay (measured: bench/audio/bench_audio.py's delay rows): AEC3
+        works in 4 ms blocks and holds back two of them, the noise suppressor's overlap is
+        6 ms; the high-pass filter adds none. While idle only the lighter module runs.
+        """
+        if not self._enabled:
+            return 0.0
+        suppressor = _NS_DELAY_MS if self._noise_suppression else 0.0
+        return suppressor + (0.0 if self.is_idle else _AEC_DELAY_MS)
+
+    def _rebuild(self) -> None:
+        on = self._enabled
         self._render_pending.clear()
         self._render_resamplers.clear()
         self._delay_given = -1

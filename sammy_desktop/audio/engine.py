@@ -16,6 +16,12 @@ playback (through the echo canceller) bring it back. The speaker's stream rests
 whenever nothing plays (see :mod:`sammy_desktop.audio.playback`); playing wakes it, and so
 does the talk key going up (the answer then finds it running).
 
+Noise suppression runs in hands-free mode only. There the service's voice detection hears
+the room all the time, and a steady noise (a fan, traffic) must not count as the person
+speaking (false barge-ins). In push-to-talk the person says when the microphone counts, and
+the suppressor's 6 ms are latency for nothing (the echo canceller's own 8 ms stay: it is
+what lets the person talk over the answer). See docs/benchmarks.md for the breakdown.
+
 On Linux the engine also watches the sound server (:class:`~.sound_server.DeviceWatch`):
 when a device comes or goes, or a default moves, both streams look their device up again
 and :class:`~.events.AudioDevicesChanged` tells the rest of the app.
@@ -82,8 +88,12 @@ class AudioEngine:
     ) -> None:
         base = settings if settings is not None else Settings()
         self._bus = bus
+        self._hands_free = (
+            base.talk_mode is TalkMode.HANDS_FREE if hands_free is None else hands_free
+        )
         self.echo_canceller = EchoCanceller(
-            enabled=base.echo_cancellation if echo_cancellation is None else echo_cancellation
+            enabled=base.echo_cancellation if echo_cancellation is None else echo_cancellation,
+            noise_suppression=self._hands_free,
         )
         self.playback = AudioPlayback(
             bus,
@@ -100,9 +110,6 @@ class AudioEngine:
             standby_when_idle=True,
             # The played blocks' reports ride along with the microphone's hand-offs.
             before_block=self.playback.pump,
-        )
-        self._hands_free = (
-            base.talk_mode is TalkMode.HANDS_FREE if hands_free is None else hands_free
         )
         self.capture.keep_live(self._hands_free)
         self.microphone = MicrophonePolicy(
@@ -209,6 +216,7 @@ class AudioEngine:
     def set_hands_free(self, on: bool) -> None:
         """Tell the engine the talk mode (hands-free: half-duplex fallback, mic always live)."""
         self._hands_free = on
+        self.echo_canceller.noise_suppression = on
         self.capture.keep_live(on)
         self.microphone.set_hands_free(on)
         self._apply_gate()
@@ -230,6 +238,7 @@ class AudioEngine:
         :meth:`AudioPlayback.set_device`). The pre-roll length needs a restart.
         """
         self._hands_free = settings.talk_mode is TalkMode.HANDS_FREE
+        self.echo_canceller.noise_suppression = self._hands_free
         self.capture.keep_live(self._hands_free)
         self.microphone.set_hands_free(self._hands_free)
         self.microphone.set_mode(settings.mic_between_turns)

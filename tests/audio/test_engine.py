@@ -27,6 +27,10 @@ def muted(engine: AudioEngine) -> bool:
     return engine.capture.is_muted
 
 
+def suppressing(engine: AudioEngine) -> bool:
+    return engine.echo_canceller.noise_suppression
+
+
 @pytest.mark.parametrize(
     ("talk_mode", "echo_cancellation", "half_duplex"),
     [
@@ -47,6 +51,21 @@ def test_half_duplex_only_when_hands_free_without_echo_cancellation(
     assert engine.half_duplex
     engine.set_half_duplex(None)
     assert engine.half_duplex is half_duplex
+
+
+def test_noise_suppression_runs_in_hands_free_only_and_follows_the_talk_mode(
+    bus: EventBus,
+) -> None:
+    # Push-to-talk: the person says when the microphone counts, and the suppressor's 6 ms
+    # would be latency for nothing; hands-free: a fan must not sound like speech.
+    engine = AudioEngine(bus, Settings(talk_mode=TalkMode.PUSH_TO_TALK))
+    assert engine.echo_canceller.enabled
+    assert not suppressing(engine)
+    engine.set_hands_free(True)
+    assert suppressing(engine)
+    engine.apply_settings(Settings(talk_mode=TalkMode.PUSH_TO_TALK))
+    assert not suppressing(engine)
+    assert suppressing(AudioEngine(bus, Settings(talk_mode=TalkMode.HANDS_FREE)))
 
 
 @pytest.mark.audio
