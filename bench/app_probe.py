@@ -16,6 +16,8 @@
   ``bench-mark begin-talk T`` (the window asked the audio engine for a turn),
   ``bench-mark first-block T`` (the PortAudio callback of the first block after it) and
   ``bench-mark cue T`` (the talk control turned to Listening).
+* ``SAMMY_BENCH_TRACE``: a stamp at each hand-off of the audio path for every loud onset
+  (``bench/audio_trace.py``), written to that file at exit.
 * ``SAMMY_BENCH_REST_S``: the connection rests after that many seconds of quiet instead of
   the setting's minutes (the idle CPU while resting, without waiting fifteen minutes).
 
@@ -39,6 +41,11 @@ import sammy_desktop.app as app_module
 import sammy_desktop.desktop_app as desktop_module
 import sammy_desktop.tools.desktop as desktop_tools_module
 from sammy_desktop.tools import ToolCategory, ToolContext, ToolDefinition, tool
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+from bench import audio_trace  # noqa: E402
 
 PROBE_PERIOD_S = 0.010
 PROBE_IDLE_CHECK_S = 0.5
@@ -124,6 +131,8 @@ def install() -> None:
     rest_s = os.environ.get("SAMMY_BENCH_REST_S")
     if rest_s:
         install_rest_seconds(float(rest_s))
+    trace = os.environ.get("SAMMY_BENCH_TRACE")
+    write_trace = audio_trace.install(Path(trace)) if trace else None
     original_run_app = app_module.run_app
     original_tools = desktop_tools_module.desktop_tools
     samples: list[tuple[float, float]] = []
@@ -150,6 +159,8 @@ def install() -> None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            if write_trace is not None:
+                write_trace()
             if out:
                 # The app has shut down: nothing else waits on this loop any more.
                 Path(out).write_text(json.dumps(samples))  # noqa: ASYNC240

@@ -10,6 +10,9 @@ Modes:
   sent before the speech, and a client that starts sending later (the reference client
   starts at "down", the app also sends its pre-roll) got a shorter silence before its
   answer.
+  With ``--pacing burst`` the answer comes the way the service sends it (docs/live-service.md
+  R6: half a second at once, three times faster than real time overall); by default it is
+  paced at real time.
 * ``chunk``: every audio chunk the client sends is sent back at once as model audio (no
   turns): the click-in to echo-out measurement of the audio path alone.
 * ``probe``: like ``turn``, but after ``--plain-turns`` turns, one also calls
@@ -142,13 +145,16 @@ def dump_events(recorder: Recorder, path: Path) -> None:
     path.write_text(json.dumps(rows))
 
 
-async def serve(mode: str, events_out: Path | None, plain_turns: int) -> None:
+async def serve(mode: str, events_out: Path | None, plain_turns: int, pacing: str) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     simulator = LiveSimulator(
-        scenario_for(mode, plain_turns), api_keys=(BENCH_API_KEY,), realtime=True
+        scenario_for(mode, plain_turns),
+        api_keys=(BENCH_API_KEY,),
+        realtime=True,
+        pacing="burst" if pacing == "burst" else "realtime",
     )
     if mode == "chunk":
         recorder = ChunkEchoRecorder()
@@ -166,9 +172,16 @@ def main() -> int:
     parser.add_argument("--mode", choices=("turn", "chunk", "probe"), default="turn")
     parser.add_argument("--events-out", type=Path, default=None)
     parser.add_argument("--plain-turns", type=int, default=1, help="probe: echo turns per slow one")
+    parser.add_argument(
+        "--pacing",
+        choices=("realtime", "burst"),
+        default="realtime",
+        help="answer audio at real time, or in the service's bursts ahead of it "
+        "(docs/live-service.md R6)",
+    )
     args = parser.parse_args()
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(args.mode, args.events_out, args.plain_turns))
+        asyncio.run(serve(args.mode, args.events_out, args.plain_turns, args.pacing))
     return 0
 
 

@@ -30,6 +30,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import soxr
@@ -177,6 +178,7 @@ class SimProcess:
     workdir: Path
     plain_turns: int = 0
     label: str = ""
+    pacing: str = "realtime"
     base_url: str = ""
     ca_file: str = ""
     events: list[dict[str, object]] = field(default_factory=list)
@@ -186,6 +188,7 @@ class SimProcess:
         events_out = self.workdir / f"sim-{self.mode}-{self.label or 'any'}-events.json"
         args = [PYTHON, str(REPO / "bench/echo_sim.py"), "--mode", self.mode]
         args += ["--events-out", str(events_out), "--plain-turns", str(self.plain_turns)]
+        args += ["--pacing", self.pacing]
         self._process = LineProcess(args, dict(os.environ), read_stdout=True)
         self._process.wait_for("ca_file=", timeout=60)
         for _stamp, line in self._process.lines:
@@ -352,15 +355,24 @@ def _pairs_after(marks: list[float], events: list[float]) -> list[float]:
     return out
 
 
-def voice_to_voice_app(rig: StereoRig, workdir: Path, rounds: int) -> VoiceResult:
+def voice_to_voice_app(
+    rig: StereoRig,
+    workdir: Path,
+    rounds: int,
+    *,
+    pacing: str = "realtime",
+    env_extra: dict[str, str] | None = None,
+) -> VoiceResult:
+    """Voice-to-voice through the real app, the answer paced ``pacing`` (see echo_sim)."""
     speech, _seconds = make_speech(workdir)
     keyboard = XKeyboard()
     key_ups: list[float] = []
+    recording = workdir / f"v2v-app-{pacing}.wav"
     try:
         with (
-            SimProcess("turn", workdir, label="app") as sim,
-            running_app(sim, workdir) as app,
-            rig.recording(workdir / "v2v-app.wav"),
+            SimProcess("turn", workdir, label=f"app-{pacing}", pacing=pacing) as sim,
+            running_app(sim, workdir, env_extra=env_extra) as app,
+            rig.recording(recording),
         ):
             for _ in range(rounds):
                 mark = app.count()
@@ -373,18 +385,22 @@ def voice_to_voice_app(rig: StereoRig, workdir: Path, rounds: int) -> VoiceResul
     finally:
         keyboard.close()
     return VoiceResult(
-        answer_latencies_ms(workdir / "v2v-app.wav", rounds),
+        answer_latencies_ms(recording, rounds),
         _pairs_after(key_ups, sim.times("activity_end")),
     )
 
 
-def voice_to_voice_reference(rig: StereoRig, workdir: Path, rounds: int) -> VoiceResult:
+def voice_to_voice_reference(
+    rig: StereoRig, workdir: Path, rounds: int, *, pacing: str = "realtime"
+) -> VoiceResult:
+    """Voice-to-voice through the starter-style client, the answer paced ``pacing``."""
     speech, seconds = make_speech(workdir)
     key_ups: list[float] = []
+    recording = workdir / f"v2v-reference-{pacing}.wav"
     with (
-        SimProcess("turn", workdir, label="reference") as sim,
+        SimProcess("turn", workdir, label=f"reference-{pacing}", pacing=pacing) as sim,
         running_reference(sim) as client,
-        rig.recording(workdir / "v2v-reference.wav"),
+        rig.recording(recording),
     ):
         for _ in range(rounds):
             client.send("down")
@@ -393,7 +409,7 @@ def voice_to_voice_reference(rig: StereoRig, workdir: Path, rounds: int) -> Voic
             # The starter has no "answer played" signal: give the echo its length and a margin.
             time.sleep(seconds + 1.2)
     return VoiceResult(
-        answer_latencies_ms(workdir / "v2v-reference.wav", rounds),
+        answer_latencies_ms(recording, rounds),
         _pairs_after(key_ups, sim.times("activity_end")),
     )
 
@@ -422,7 +438,9 @@ def click_to_echo_app(
             # No pre-roll: the 300 ms it sends at once on the key press would come back at
             # once and sit in the jitter buffer for the whole test (the real model never
             # answers the pre-roll instantly); this measures the audio path alone.
-            running_app(sim, workdir, pre_roll_ms=0, **settings) as app,
+            running_app(
+                sim, workdir, **{"pre_roll_ms": 0, **cast("dict[str, Any]", settings)}
+            ) as app,
             rig.recording(workdir / f"click-{label}.wav"),
         ):
             mark = app.count()
