@@ -14,7 +14,9 @@
 * With ``SAMMY_BENCH_MIC_MARKS`` set, a line on stderr for each step of a talk press, with
   its ``time.monotonic()`` (the clock of XTest's key press in the runner):
   ``bench-mark begin-talk T`` (the window asked the audio engine for a turn),
-  ``bench-mark first-block T`` (the PortAudio callback of the first block after it) and
+  ``bench-mark first-block T`` (the PortAudio callback of the first block after it),
+  ``bench-mark first-sample T`` (when that block's first sample was taken, by PortAudio's
+  clock) and
   ``bench-mark cue T`` (the talk control turned to Listening).
 * ``SAMMY_BENCH_TRACE``: a stamp at each hand-off of the audio path for every loud onset
   (``bench/audio_trace.py``), written to that file at exit.
@@ -85,14 +87,31 @@ def install_mic_marks() -> None:
     from sammy_desktop.ui.talk_input import TalkInput
 
     armed = [False]
+    sample_armed = [False]
     begin_talk = AudioEngine.begin_talk
     on_raw_block = AudioCapture._on_raw_block
     cue_listening = TalkInput._cue_listening
+    make_callback = AudioCapture._make_callback
 
     def marked_begin_talk(self: AudioEngine, start_turn: Any) -> bool:
         _mark("begin-talk", time.monotonic())
         armed[0] = True
+        sample_armed[0] = True
         return begin_talk(self, start_turn)
+
+    def marked_make_callback(self: AudioCapture, loop: Any, generation: int) -> Any:
+        inner = make_callback(self, loop, generation)
+
+        def callback(indata: Any, frames: int, time_info: Any, status: Any) -> None:
+            if sample_armed[0]:
+                sample_armed[0] = False
+                # When the block's first sample was taken: PortAudio's ALSA stamps are on
+                # the wall clock, so only their difference is used, from the monotonic now.
+                ago = float(time_info.currentTime) - float(time_info.inputBufferAdcTime)
+                _mark("first-sample", time.monotonic() - (ago if 0.0 < ago < 1.0 else 0.0))
+            inner(indata, frames, time_info, status)
+
+        return callback
 
     def marked_on_raw_block(
         self: AudioCapture, generation: int, data: bytes, flagged: bool, stamp: float
@@ -111,6 +130,7 @@ def install_mic_marks() -> None:
 
     AudioEngine.begin_talk = marked_begin_talk  # type: ignore[method-assign]
     AudioCapture._on_raw_block = marked_on_raw_block  # type: ignore[method-assign]
+    AudioCapture._make_callback = marked_make_callback  # type: ignore[method-assign]
     TalkInput._cue_listening = marked_cue_listening  # type: ignore[method-assign]
 
 

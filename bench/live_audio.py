@@ -35,6 +35,7 @@ from typing import Any, cast
 import numpy as np
 import soxr
 
+from bench import audio_trace
 from bench.pulse_rig import (
     MIC_FEED,
     RIG_RATE,
@@ -420,6 +421,28 @@ def _clicks_file(workdir: Path, count: int, interval_s: float) -> Path:
     return path
 
 
+@dataclass
+class ClickResult:
+    """Click-in -> echo-out through the app, and where each click's time went."""
+
+    latencies_ms: list[float]
+    breakdown_ms: dict[str, list[float]] = field(default_factory=dict)
+
+
+def _loud_onsets(events: list[dict[str, object]]) -> list[float]:
+    """The simulator's receive stamps of audio chunks that start a burst (bench/audio_trace)."""
+    stamps: list[float] = []
+    last = -1e9
+    for event in events:
+        if event["kind"] != "audio" or int(event.get("first_loud", -1)) < 0:  # type: ignore[call-overload]
+            continue
+        stamp = float(event["t"])  # type: ignore[arg-type]
+        if stamp - last >= audio_trace.QUIET_S:
+            stamps.append(stamp)
+        last = stamp
+    return stamps
+
+
 def click_to_echo_app(
     rig: StereoRig,
     workdir: Path,
@@ -427,10 +450,17 @@ def click_to_echo_app(
     interval_s: float,
     *,
     label: str = "app",
+    trace: bool = False,
     **settings: object,
-) -> list[float]:
-    """Click-in -> echo-out through the real app; ``settings`` go into its profile."""
+) -> ClickResult:
+    """Click-in -> echo-out through the real app; ``settings`` go into its profile.
+
+    ``trace``: also stamp each click at every hand-off inside the app (bench/audio_trace.py)
+    and return the breakdown.
+    """
     clicks = _clicks_file(workdir, count, interval_s)
+    trace_file = workdir / f"trace-{label}.json"
+    env_extra = {"SAMMY_BENCH_TRACE": str(trace_file)} if trace else {}
     keyboard = XKeyboard()
     try:
         with (
@@ -439,7 +469,10 @@ def click_to_echo_app(
             # once and sit in the jitter buffer for the whole test (the real model never
             # answers the pre-roll instantly); this measures the audio path alone.
             running_app(
-                sim, workdir, **{"pre_roll_ms": 0, **cast("dict[str, Any]", settings)}
+                sim,
+                workdir,
+                env_extra=env_extra,
+                **{"pre_roll_ms": 0, **cast("dict[str, Any]", settings)},
             ) as app,
             rig.recording(workdir / f"click-{label}.wav"),
         ):
@@ -451,7 +484,12 @@ def click_to_echo_app(
             keyboard.release()
     finally:
         keyboard.close()
-    return echo_latencies_ms(workdir / f"click-{label}.wav", interval_s)
+    result = ClickResult(echo_latencies_ms(workdir / f"click-{label}.wav", interval_s))
+    if trace and trace_file.exists():
+        result.breakdown_ms = audio_trace.breakdown(
+            json.loads(trace_file.read_text()), _loud_onsets(sim.events)
+        )
+    return result
 
 
 def click_to_echo_reference(
@@ -597,6 +635,7 @@ MIC_TONE_S = 0.5
 MIC_MODES = ("close", "always_ready")
 BEGIN_TALK_MARK = "bench-mark begin-talk"
 FIRST_BLOCK_MARK = "bench-mark first-block"
+FIRST_SAMPLE_MARK = "bench-mark first-sample"
 CUE_MARK = "bench-mark cue"
 RESTING = "-> resting"
 REST_AFTER_S = 3.0
@@ -607,6 +646,8 @@ class MicModeResult:
     """One "Microphone between turns" mode of the real app."""
 
     key_to_first_block_ms: list[float] = field(default_factory=list)
+    key_to_first_sample_ms: list[float] = field(default_factory=list)
+    """To when the first block's first sample was taken (PortAudio's ADC time)."""
     key_to_cue_ms: list[float] = field(default_factory=list)
     lost_ms: list[float] = field(default_factory=list)
     onset_ms: list[float] = field(default_factory=list)
@@ -701,6 +742,8 @@ def mic_start(workdir: Path, *, rounds: int, idle_s: float) -> MicResult:
                             down = keyboard.press()
                             feeder.start(tone)
                             first = _mark_time(app, FIRST_BLOCK_MARK, mark)
+                            sample = _mark_time(app, FIRST_SAMPLE_MARK, mark)
+                            result.key_to_first_sample_ms.append((sample - down) * 1000)
                             cue = _mark_time(app, CUE_MARK, mark)
                             result.key_to_first_block_ms.append((first - down) * 1000)
                             result.key_to_cue_ms.append((cue - down) * 1000)

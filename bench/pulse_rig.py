@@ -403,9 +403,7 @@ class ToneFeeder:
             # exactly this clock, and a pipe that fills (64 KiB, 0.7 s here) would delay the
             # tone by as much.
             fcntl.ioctl(self._proc.stdin.fileno(), termios.FIONREAD, pending)
-            if not len(part) and pending[0] >= self._chunk * 2:
-                part = None
-            if part is not None:
+            if len(part) or pending[0] < self._chunk * 2:
                 chunk = np.concatenate([part, silence[len(part) :]]) if len(part) else silence
                 try:
                     self._proc.stdin.write(chunk.tobytes())

@@ -21,6 +21,7 @@ pytestmark = [pytest.mark.audio, pytest.mark.xvfb]
 REPO = Path(__file__).resolve().parents[2]
 EXPECTED_GROUPS = {
     "latency",
+    "click path",
     "app share",
     "tools",
     "loop",
@@ -34,7 +35,7 @@ EXPECTED_GROUPS = {
 @pytest.mark.timeout(300)
 def test_every_benchmark_runs_and_produces_numbers(tmp_path: Path) -> None:
     results = tmp_path / "results.json"
-    only = "voice,share,tools,app,mic,long,audio"
+    only = "voice,click,share,tools,app,mic,long,audio"
     run = subprocess.run(
         [
             sys.executable,
