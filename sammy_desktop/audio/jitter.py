@@ -13,7 +13,53 @@ device), so the start depth is added to every sample's latency. It starts small
 came within ``drain_grace_ms``) raises it by ``underrun_step_ms`` up to ``max_threshold_ms``
 and re-buffers that much before playing on, so a jittery connection costs one gap, not a
 stutter. An answer that plays to its end without an underrun lowers it again by one step,
-never below ``start_threshold_ms``.
+never below ``start_threshold_ms``; so does ``lower_after_ms`` (8 s) of speech without an
+underrun in the middle of an answer, for a stream that never ends (the benchmark's echo of
+every microphone chunk), and the drain below takes the queue down to the lower depth.
+
+Standing queue: after an underrun the late chunks come in a burst on top of the deeper
+cushion, and with arrivals at real time from then on the queue would stand that much above
+the depth for the rest of the answer, latency added to every sample. :meth:`JitterBuffer.push`
+drains such a standing excess back to the depth within about a second, by taking samples
+out of the incoming chunk (after resampling, before it is queued: the device callback stays
+a plain copy, and nothing it may be reading is touched):
+
+* Standing, not ahead: at every push the buffer notes the queue's level just before it
+  (the lowest it got since the previous push), less the most the resampler ever held back
+  beyond what it holds now (soxr's output comes in blocks: at 24 -> 48 kHz the queue
+  wobbles by 20 ms while the :attr:`~JitterBuffer.backlog_ms` stays level; so the queue's
+  trough, not its average, comes down to the depth). The standing excess is the lowest of
+  those over the last ``_STEADY_WINDOW_S`` (250 ms), minus the depth. It is drained only
+  while the arrivals in that window were steady: no two pushes further apart than
+  ``_STEADY_MAX_GAP_S`` (150 ms), and the audio pushed within ``_STEADY_RATE`` (0.8 to 1.2
+  times) of the time passed. The real service sends answers in bursts ahead of real time
+  (500 ms at three times real time, or a 2 s answer in 0.5 s): such a queue is ahead, it
+  plays down by itself, and it is left alone. A drain starts when the excess is
+  ``drain_tolerance_ms`` (10 ms, one default underrun step, so a lowered depth is drained
+  too) or more, and goes on while a millisecond of it is left; what it took out lowers the
+  noted levels with it, so it stops at the depth. It never takes out more than the queue
+  holds above the depth (the current level is one of those noted), and never while the
+  queue re-buffers after an underrun. A flush, a rate change and the end of speech forget
+  it all.
+* Quiet first: samples go only where the incoming chunk is quiet, in runs of at least
+  ``_MIN_QUIET_RUN_S`` (5 ms) whose every sample is under ``_QUIET_PEAK`` (180, about
+  -45 dBFS): at most half of each run goes, from its middle, joined by a ``_XFADE_S``
+  (2.5 ms) raised-cosine crossfade of quiet samples. Pauses between words get shorter; a
+  loud sample is never changed or dropped.
+* Loud fallback: when no usable quiet run came for ``_LOUD_WAIT_S`` (300 ms, longer than a
+  syllable), continuous loud audio is cut instead, at most once every ``_CUT_EVERY_S``
+  (50 ms) and by ``_CUT_LAG_S`` (3 to 12 ms) at a time, so a 60-100 ms excess still goes
+  within about half a second of the drain's start: the chunk's first 2.5 ms are
+  crossfaded with the 2.5 ms at the lag where the waveform best matches itself (about a
+  whole number of pitch periods, as in SOLA time compression and WebRTC NetEq's
+  "accelerate"), so a tone or a vowel loses whole periods and shows no jump. The cut stays
+  within the chunk: one shorter than the smallest cut plus the crossfade is never cut, and
+  a 10 ms chunk allows 7.5 ms at most.
+
+:attr:`JitterBuffer.drained_ms` and :attr:`JitterBuffer.drain_cuts` count what it did
+(``bench/jitter_drain.py`` measures it). The levels are the loop's view of the queue, which
+lags the device by a report of the played blocks (about 10 ms); the start depth is counted
+the same way.
 
 Barge-in: :meth:`JitterBuffer.flush` bumps a generation number that the callback checks on
 every call, so at most the block being filled at that moment is still played.
@@ -33,6 +79,7 @@ turns :attr:`on_started` / :attr:`on_drained` into events. Time comes from a
 from __future__ import annotations
 
 import collections
+import itertools
 import logging
 from collections.abc import Callable
 from typing import Any, Final
@@ -49,6 +96,44 @@ _log = logging.getLogger(__name__)
 
 DEFAULT_MAX_DEPTH_MS: Final = 120
 """The deepest the buffer grows unless told otherwise (or its start depth, when more)."""
+
+# The standing-queue drain (see the module docstring).
+_STEADY_WINDOW_S: Final = 0.25
+"""How long the queue must have stood above the depth, arrivals steady, before it drains."""
+_STEADY_MAX_GAP_S: Final = 0.15
+"""Pushes further apart than this are not steady arrivals (a burst after a pause)."""
+_STEADY_RATE: Final = (0.8, 1.2)
+"""Steady arrivals: audio pushed in the window over the time passed, lowest and highest."""
+_QUIET_PEAK: Final = 180
+"""A sample below this (about -45 dBFS) is quiet: a pause, not speech."""
+_MIN_QUIET_RUN_S: Final = 0.005
+"""The shortest run of quiet samples the drain shortens."""
+_XFADE_S: Final = 0.0025
+"""The raised-cosine crossfade over every join the drain makes."""
+_LOUD_WAIT_S: Final = 0.3
+"""No usable quiet run for this long while draining: cut loud audio instead."""
+_CUT_EVERY_S: Final = 0.05
+"""The least time between two cuts of loud audio."""
+_CUT_LAG_S: Final = (0.003, 0.012)
+"""How much one cut of loud audio takes out: the shortest and longest lag searched."""
+_MIN_CUT_S: Final = 0.001
+"""Less excess than this left: the drain is done."""
+_MATCH_SLACK: Final = 0.02
+"""A cut takes the longest lag whose waveform match is this close to the best one."""
+
+
+class _Arrival:
+    """One push as the drain remembers it."""
+
+    __slots__ = ("at", "level_key", "samples")
+
+    def __init__(self, at: float, level_key: int, samples: int) -> None:
+        self.at = at
+        # The queue's level just before the push plus what the drain had taken out by
+        # then: minus what it has taken out by now, it is the level as if those later
+        # removals had been there already.
+        self.level_key = level_key
+        self.samples = samples
 
 
 class JitterBuffer:
@@ -72,6 +157,10 @@ class JitterBuffer:
             ``start_threshold_ms`` when that is more.
         drain_grace_ms: when the queue runs dry without :meth:`end_of_turn`, how long to
             wait for more audio before declaring the speech finished.
+        drain_tolerance_ms: how far above the depth a standing queue may stand before
+            :meth:`push` drains it back (module docstring); ``None``: never.
+        lower_after_ms: how long speech plays without an underrun before the depth lowers
+            one step in the middle of it; ``None``: only at the end of a clean answer.
         scheduler: the clock and timers (the running loop's by default).
 
     Attributes:
@@ -80,6 +169,7 @@ class JitterBuffer:
             that started playing it.
         output_latency_s: how long the device holds audio before the speaker plays it; the
             owner keeps it current, and the end of speech waits for it.
+        drain_cuts: cuts of loud audio the standing-queue drain made (its fallback).
     """
 
     def __init__(
@@ -91,12 +181,18 @@ class JitterBuffer:
         underrun_step_ms: int = 10,
         max_threshold_ms: int | None = None,
         drain_grace_ms: int = 150,
+        drain_tolerance_ms: int | None = 10,
+        lower_after_ms: int | None = 8000,
         scheduler: Scheduler | None = None,
     ) -> None:
         if start_threshold_ms < 0 or drain_grace_ms < 0 or underrun_step_ms < 0:
             raise ValueError(
                 "start_threshold_ms, underrun_step_ms and drain_grace_ms must not be negative"
             )
+        if drain_tolerance_ms is not None and drain_tolerance_ms < 0:
+            raise ValueError(f"drain_tolerance_ms must not be negative (got {drain_tolerance_ms})")
+        if lower_after_ms is not None and lower_after_ms <= 0:
+            raise ValueError(f"lower_after_ms must be positive (got {lower_after_ms})")
         if max_threshold_ms is None:
             max_threshold_ms = max(DEFAULT_MAX_DEPTH_MS, start_threshold_ms)
         if max_threshold_ms < start_threshold_ms:
@@ -112,8 +208,14 @@ class JitterBuffer:
         self._step_s = underrun_step_ms / 1000
         self._max_threshold_s = max_threshold_ms / 1000
         self._grace_s = drain_grace_ms / 1000
+        self._tolerance_s = None if drain_tolerance_ms is None else drain_tolerance_ms / 1000
+        self._lower_after_s = None if lower_after_ms is None else lower_after_ms / 1000
         self._rate = OUTPUT_RATE
         self._resampler = StreamResampler(OUTPUT_RATE, OUTPUT_RATE)
+        # Samples into and out of the resampler's stream, and the most it ever held back.
+        self._resampled_in = 0
+        self._resampled_out = 0
+        self._most_held = 0
         # Shared with the callback thread; written by the loop only.
         self._chunks: collections.deque[tuple[int, memoryview]] = collections.deque()
         self._generation = 0
@@ -131,7 +233,16 @@ class JitterBuffer:
         self._start_handle: Cancellable | None = None
         self._drain_handle: Cancellable | None = None
         self._first_chunk_at = 0.0
+        self._steady_since = 0.0  # since when no underrun (nor lowering) in this speech
+        # The standing-queue drain's state (loop only).
+        self._arrivals: collections.deque[_Arrival] = collections.deque()
+        self._draining = False
+        self._removed_samples = 0  # by the drain, in this speech (the arrivals' offset)
+        self._last_quiet_at = 0.0
+        self._last_cut_at = 0.0
+        self._drained_s = 0.0
         self.underruns = 0
+        self.drain_cuts = 0
         self.last_start_latency_s = 0.0
         self.output_latency_s = 0.0
 
@@ -162,6 +273,26 @@ class JitterBuffer:
         """Speech queued but not yet handed to the device, in milliseconds."""
         return self._queued_bytes / SAMPLE_WIDTH / self._rate * 1000
 
+    @property
+    def backlog_ms(self) -> float:
+        """How long a sample pushed now would wait before the device takes it, in ms.
+
+        :attr:`buffered_ms` plus what the resampler holds back: its output comes in blocks
+        (soxr's 24 -> 48 kHz stream gives 940 samples at a time), so it holds from about
+        1 to 20 ms, and the queue wobbles by as much while the backlog stays level.
+        """
+        return (self._queued_bytes // SAMPLE_WIDTH + self._held_samples()) / self._rate * 1000
+
+    @property
+    def drained_ms(self) -> float:
+        """Speech the standing-queue drain took out so far (quiet runs and cuts), in ms."""
+        return self._drained_s * 1000
+
+    @property
+    def draining(self) -> bool:
+        """Whether a standing excess is being drained (from the last :meth:`push`)."""
+        return self._draining
+
     def set_rate(self, rate: int) -> bool:
         """Hold samples at the device rate ``rate`` from now on.
 
@@ -175,6 +306,8 @@ class JitterBuffer:
         self._reset_queue()
         self._rate = rate
         self._resampler = StreamResampler(OUTPUT_RATE, rate)
+        self._count_resampler_from_scratch()
+        self._most_held = 0
         return True
 
     def push(self, pcm: bytes) -> None:
@@ -187,10 +320,33 @@ class JitterBuffer:
                 self._underrun()
         # New speech after end_of_turn() belongs to the next turn, which is not over yet.
         self._turn_ended = False
+        now = self._scheduler.time()
         if not self._playing:
             self._playing = True
-            self._first_chunk_at = self._scheduler.time()
-        samples = self._resampler.process(np.frombuffer(pcm, dtype=np.int16))
+            self._first_chunk_at = now
+            self._steady_since = now
+            self._last_quiet_at = now
+        elif (
+            self._lower_after_s is not None
+            and self._released
+            and self._threshold_s > self._min_threshold_s
+            and now - self._steady_since >= self._lower_after_s
+        ):
+            # Long enough without a gap: trust the connection a step more, as a clean
+            # answer does at its end; the drain takes the queue down to the new depth.
+            self._threshold_s = max(self._min_threshold_s, self._threshold_s - self._step_s)
+            self._steady_since = now
+            _log.debug("jitter buffer depth lowered to %.0f ms", self._threshold_s * 1000)
+        held = self._held_samples()
+        wire = np.frombuffer(pcm, dtype=np.int16)
+        samples = self._resampler.process(wire)
+        self._resampled_in += len(wire)
+        self._resampled_out += len(samples)
+        self._most_held = max(self._most_held, self._held_samples())
+        if self._tolerance_s is not None:
+            # The lowest the queue gets while the resampler holds the most it does.
+            level = self._queued_bytes // SAMPLE_WIDTH + held - self._most_held
+            samples = self._drain_standing(samples, now, level)
         self._enqueue(samples.tobytes())
         if not self._released:
             if self._queued_bytes >= self._threshold_bytes():
@@ -244,6 +400,7 @@ class JitterBuffer:
             and self._drain_handle is None
         ):
             tail = self._resampler.drain()
+            self._count_resampler_from_scratch()
             if tail.size:
                 self._enqueue(tail.tobytes())
                 return
@@ -295,6 +452,8 @@ class JitterBuffer:
         """A gap in the middle of speech: buffer deeper from here on, and re-buffer now."""
         self.underruns += 1
         self._underrun_in_answer = True
+        self._steady_since = self._scheduler.time()
+        self._draining = False
         self._threshold_s = min(self._max_threshold_s, self._threshold_s + self._step_s)
         # Silence is playing anyway: let the queue fill to the new depth before going on,
         # so the next late chunk finds a cushion instead of another gap.
@@ -307,6 +466,97 @@ class JitterBuffer:
 
     def _threshold_bytes(self) -> int:
         return round(self._threshold_s * self._rate) * SAMPLE_WIDTH
+
+    # -- the standing-queue drain (on the loop) ---------------------------------------
+
+    def _held_samples(self) -> int:
+        """What the resampler holds back (device samples): its output comes in blocks."""
+        if self._rate == OUTPUT_RATE:
+            return 0
+        return self._resampled_in * self._rate // OUTPUT_RATE - self._resampled_out
+
+    def _count_resampler_from_scratch(self) -> None:
+        # (The most it held is the resampler's own: kept until the rate changes.)
+        self._resampled_in = 0
+        self._resampled_out = 0
+
+    def _drain_standing(self, samples: np.ndarray, now: float, level: int) -> np.ndarray:
+        """Note this push; take a standing excess out of its ``samples`` (module docstring).
+
+        ``level`` is the queue before the push, in samples, less what the resampler may
+        still hold back beyond what it holds now.
+        """
+        assert self._tolerance_s is not None
+        rate = self._rate
+        arrivals = self._arrivals
+        arrivals.append(_Arrival(now, level + self._removed_samples, len(samples)))
+        window_start = now - _STEADY_WINDOW_S
+        # Keep one push at or before the window's start: the window's anchor.
+        while len(arrivals) > 2 and arrivals[1].at <= window_start:
+            arrivals.popleft()
+        quiet_runs = _quiet_runs(samples, round(_MIN_QUIET_RUN_S * rate))
+        if quiet_runs:
+            self._last_quiet_at = now
+        excess = self._standing_excess(window_start)
+        min_cut = max(1, round(_MIN_CUT_S * rate))
+        if excess is None or not self._released:
+            self._draining = False
+        elif not self._draining:
+            self._draining = excess >= round(self._tolerance_s * rate)
+            if self._draining:
+                _log.debug("draining a standing queue of %.0f ms", excess / rate * 1000)
+        elif excess < min_cut:
+            self._draining = False
+        if not self._draining or excess is None:
+            return samples
+        kept, removed = _drop_quiet(samples, quiet_runs, excess, round(_XFADE_S * rate), min_cut)
+        if (
+            not removed
+            and now - self._last_quiet_at >= _LOUD_WAIT_S
+            and now - self._last_cut_at >= _CUT_EVERY_S
+        ):
+            lags = (round(_CUT_LAG_S[0] * rate), round(_CUT_LAG_S[1] * rate))
+            kept, removed = _cut_loud(samples, excess, lags, round(_XFADE_S * rate), min_cut)
+            if removed:
+                self._last_cut_at = now
+                self.drain_cuts += 1
+        self._removed_samples += removed
+        self._drained_s += removed / rate
+        return kept
+
+    def _standing_excess(self, window_start: float) -> int | None:
+        """The queue's low-water mark over the window above the depth, in samples.
+
+        ``None`` when the arrivals were not steady over the whole window: too few of them
+        yet, a pause between two, or audio coming faster or slower than it plays.
+        """
+        arrivals = self._arrivals
+        if len(arrivals) < 2 or arrivals[0].at > window_start:
+            return None
+        anchor = arrivals[0]
+        span = arrivals[-1].at - anchor.at
+        if span <= 0:
+            return None
+        pushed = 0
+        lowest: int | None = None
+        previous = anchor.at
+        for arrival in itertools.islice(arrivals, 1, None):
+            if arrival.at - previous > _STEADY_MAX_GAP_S:
+                return None
+            previous = arrival.at
+            pushed += arrival.samples
+            if lowest is None or arrival.level_key < lowest:
+                lowest = arrival.level_key
+        ratio = pushed / self._rate / span
+        if lowest is None or not _STEADY_RATE[0] <= ratio <= _STEADY_RATE[1]:
+            return None
+        depth = round(self._threshold_s * self._rate)
+        return max(0, lowest - self._removed_samples - depth)
+
+    def _forget_drain(self) -> None:
+        self._arrivals.clear()
+        self._draining = False
+        self._removed_samples = 0
 
     def _enqueue(self, data: bytes) -> None:
         if not data:
@@ -322,12 +572,14 @@ class JitterBuffer:
             self._released = True
 
     def _reset_queue(self) -> None:
+        self._forget_drain()
         self._released = False
         self._chunks.clear()
         self._queued_bytes = 0
         self._underrun_in_answer = False
         self._turn_ended = False
         self._resampler.reset()
+        self._count_resampler_from_scratch()
         for handle in (self._start_handle, self._drain_handle):
             if handle is not None:
                 handle.cancel()
@@ -349,4 +601,82 @@ class JitterBuffer:
         self._playing = False
         self._sounding = False
         self._resampler.reset()
+        self._count_resampler_from_scratch()
+        self._forget_drain()
         self._on_drained(False)
+
+
+def _quiet_runs(samples: np.ndarray, min_run: int) -> list[tuple[int, int]]:
+    """The runs (start, end) of at least ``min_run`` samples all under :data:`_QUIET_PEAK`."""
+    if len(samples) < min_run:
+        return []
+    quiet = np.abs(samples.astype(np.int32)) < _QUIET_PEAK
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], quiet.view(np.int8), [0]))))
+    return [
+        (int(start), int(end))
+        for start, end in zip(edges[0::2], edges[1::2], strict=True)
+        if end - start >= min_run
+    ]
+
+
+def _crossfade(out_of: np.ndarray, into: np.ndarray) -> np.ndarray:
+    """``out_of`` fading out while ``into`` fades in (raised cosine), as int16."""
+    length = len(out_of)
+    fade_in = 0.5 - 0.5 * np.cos(np.pi * (np.arange(length) + 0.5) / length)
+    mixed = out_of * (1.0 - fade_in) + into * fade_in
+    return np.clip(np.round(mixed), -32768, 32767).astype(np.int16)
+
+
+def _drop_quiet(
+    samples: np.ndarray, runs: list[tuple[int, int]], budget: int, xfade: int, min_cut: int
+) -> tuple[np.ndarray, int]:
+    """Take up to ``budget`` samples out of the middle of the quiet ``runs``, half of each at most.
+
+    Returns:
+        The samples kept (crossfaded over each join, quiet samples only), and how many went.
+    """
+    pieces: list[np.ndarray] = []
+    position = 0
+    removed = 0
+    for start, end in runs:
+        length = end - start
+        cut = min(budget - removed, length // 2, length - xfade)
+        if cut < min_cut:
+            continue
+        at = start + (length - cut - xfade) // 2
+        pieces.append(samples[position:at])
+        pieces.append(_crossfade(samples[at : at + xfade], samples[at + cut : at + cut + xfade]))
+        position = at + cut + xfade
+        removed += cut
+        if budget - removed < min_cut:
+            break
+    if not removed:
+        return samples, 0
+    pieces.append(samples[position:])
+    return np.concatenate(pieces), removed
+
+
+def _cut_loud(
+    samples: np.ndarray, budget: int, lags: tuple[int, int], xfade: int, min_cut: int
+) -> tuple[np.ndarray, int]:
+    """Take one stretch out of the start of ``samples`` where the waveform repeats best.
+
+    The first ``xfade`` samples are crossfaded with the ``xfade`` samples at the lag, between
+    ``lags`` (no more than ``budget`` and what the chunk holds), whose shape matches them
+    best (normalised correlation; the longest lag within :data:`_MATCH_SLACK` of the best).
+
+    Returns:
+        The samples kept, and how many went (0: the chunk is too short to cut).
+    """
+    longest = min(lags[1], budget, len(samples) - xfade)
+    shortest = max(min_cut, min(lags[0], longest))
+    if longest < shortest or xfade <= 0:
+        return samples, 0
+    signal = samples[: longest + xfade].astype(np.float64)
+    head = signal[:xfade]
+    candidates = np.lib.stride_tricks.sliding_window_view(signal[shortest:], xfade)
+    norms = np.sqrt(np.einsum("ij,ij->i", candidates, candidates) * float(head @ head))
+    match = (candidates @ head) / np.maximum(norms, 1e-9)
+    lag = shortest + int(np.flatnonzero(match >= match.max() - _MATCH_SLACK)[-1])
+    joined = _crossfade(head, signal[lag : lag + xfade])
+    return np.concatenate((joined, samples[lag + xfade :])), lag
