@@ -178,8 +178,11 @@ class AudioCapture:
         self._idle_levels = ChangedLevels(self._report_level)
         self._next_block: list[Callable[[], None]] = []
         self._in_use = False
-        if echo_canceller is not None and standby_when_idle:
-            echo_canceller.set_wake_listener(self._leave_standby)
+        if echo_canceller is not None:
+            # Closed until the stream runs: the canceller only keeps the reference till then.
+            echo_canceller.set_microphone_open(False)
+            if standby_when_idle:
+                echo_canceller.set_wake_listener(self._leave_standby)
 
     # -- public API ---------------------------------------------------------------------
 
@@ -246,6 +249,8 @@ class AudioCapture:
     async def stop(self) -> None:
         """Close the microphone (what it kept for the pre-roll goes with it)."""
         await self._stream.stop()
+        if self._echo is not None:
+            self._echo.set_microphone_open(False)
         self._next_block.clear()
         with self._lock:
             self._standby = False
@@ -330,6 +335,7 @@ class AudioCapture:
             self._bus.emit(MicrophoneInUse(True))
         if self._echo is not None:
             self._echo.set_capture_delay(opened.latency_s + self._block_ms / 1000)
+            self._echo.set_microphone_open(True)
 
     def _make_callback(self, loop: asyncio.AbstractEventLoop, generation: int) -> DeviceCallback:
         deliver = self._on_raw_block

@@ -23,6 +23,11 @@ it is the sound in it that is older. The engine runs the noise suppressor in han
 mode only (see :mod:`~sammy_desktop.audio.engine`); :attr:`EchoCanceller.delay_ms` says
 what the microphone costs now.
 
+Microphone closed (push-to-talk between turns, the default): nothing needs the echo
+removed, so the reference is only kept (its last 300 ms, at the device's rate, untouched)
+and handed to the module when the microphone opens. Resampling it and the module's reverse
+stream were the largest part of the app's CPU while an answer played.
+
 Idle: most of the time nothing plays (the assistant listens). Once nothing audible has been
 played for ``idle_after_ms`` (longer than any echo path and room tail), the microphone goes
 through a second, lighter module with only the noise suppressor and the high-pass filter, and
@@ -34,6 +39,7 @@ handed to the device, the echo comes an output plus input latency later).
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Callable
 from typing import Final
 
@@ -43,7 +49,7 @@ from livekit import rtc
 from sammy_desktop.audio.resampling import StreamResampler
 from sammy_desktop.wire_audio import INPUT_RATE, SAMPLE_WIDTH
 
-__all__ = ["APM_RATE", "EchoCanceller"]
+__all__ = ["APM_RATE", "HELD_REFERENCE_MS", "EchoCanceller"]
 
 APM_RATE: Final = INPUT_RATE
 """The rate the APM works at: the microphone's, as the capture delivers it for the wire.
@@ -54,6 +60,8 @@ echo canceller and the service; only the far-end reference is resampled to it.
 _FRAME: Final = APM_RATE // 100  # samples in one 10 ms frame
 _FRAME_BYTES: Final = _FRAME * SAMPLE_WIDTH
 _MAX_DELAY_MS: Final = 500  # WebRTC clamps larger hints anyway
+HELD_REFERENCE_MS: Final = 300
+"""How much of the reference is kept while the microphone is closed: an echo tail's worth."""
 _AEC_DELAY_MS: Final = 8.0  # AEC3's two 64-sample blocks at 16 kHz (see delay_ms)
 _NS_DELAY_MS: Final = 6.0  # the noise suppressor's 96-sample overlap at 16 kHz
 
@@ -103,6 +111,9 @@ class EchoCanceller:
         self.frames_idle = 0
         self.render_frames = 0
         self._wake_listener: Callable[[], None] | None = None
+        self._microphone_open = True
+        self._held: collections.deque[tuple[bytes | None, int, int]] = collections.deque()
+        self._held_frames = 0
         self._enabled = False
         self.enabled = enabled
 
@@ -146,6 +157,8 @@ class EchoCanceller:
 
     def _rebuild(self) -> None:
         on = self._enabled
+        self._held.clear()
+        self._held_frames = 0
         self._render_pending.clear()
         self._render_resamplers.clear()
         self._delay_given = -1
@@ -198,6 +211,45 @@ class EchoCanceller:
         """How long sound takes from the microphone to :meth:`process_capture`."""
         self._capture_delay_ms = max(0.0, seconds * 1000.0)
 
+    @property
+    def microphone_open(self) -> bool:
+        """Whether the microphone's stream is open (see :meth:`set_microphone_open`)."""
+        return self._microphone_open
+
+    def set_microphone_open(self, on: bool) -> None:
+        """The microphone's stream opened (``True``) or closed.
+
+        While it is closed there is nothing to remove the echo from: the reference is not
+        resampled or given to the module, only its last :data:`HELD_REFERENCE_MS` kept.
+        When the microphone opens they go to the module first, since the echo of what
+        played just before still reaches it; whether the canceller starts idle follows
+        from them (nothing audible among them: idle).
+        """
+        if on == self._microphone_open:
+            return
+        self._microphone_open = on
+        if not on:
+            return
+        held = list(self._held)
+        self._held.clear()
+        self._held_frames = 0
+        if not any(pcm is not None for pcm, _rate, _frames in held):
+            self._frames_since_audible = self._idle_after_frames or 0
+            return
+        for pcm, rate, frames in held:
+            self.process_render(pcm, rate, frames)
+
+    def reference_resting(self) -> None:
+        """The speaker's stream rests: nothing reaches the reference until it plays again.
+
+        While the microphone is closed too, no clock runs for the canceller: what it kept
+        would be of unknown age when the microphone opens, so it is dropped and the
+        canceller starts idle (the speaker rests only after a quiet spell).
+        """
+        if not self._microphone_open:
+            self._held.clear()
+            self._held_frames = 0
+
     def process_render(self, pcm: bytes | None, sample_rate: int, frames: int) -> None:
         """Feed what was handed to the output device (the far-end reference).
 
@@ -208,6 +260,9 @@ class EchoCanceller:
         """
         apm = self._apm
         if apm is None:
+            return
+        if not self._microphone_open:
+            self._hold(pcm, sample_rate, frames)
             return
         if pcm is None:
             if self.is_idle:
@@ -231,6 +286,14 @@ class EchoCanceller:
             del self._render_pending[:_FRAME_BYTES]
             apm.process_reverse_stream(frame)
             self.render_frames += 1
+
+    def _hold(self, pcm: bytes | None, sample_rate: int, frames: int) -> None:
+        """Keep the newest :data:`HELD_REFERENCE_MS` of the reference (microphone closed)."""
+        self._held.append((pcm, sample_rate, frames))
+        self._held_frames += frames
+        limit = sample_rate * HELD_REFERENCE_MS // 1000
+        while self._held and self._held_frames - self._held[0][2] >= limit:
+            self._held_frames -= self._held.popleft()[2]
 
     def process_capture(self, pcm16k: bytes) -> bytes:
         """Remove the echo from microphone audio at 16 kHz.

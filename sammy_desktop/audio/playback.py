@@ -457,6 +457,8 @@ class AudioPlayback:
             self._standby.busy(stamp)
         elif self._standby.may_rest_at(stamp) and self._may_rest():
             self._stream.pause()
+            if self._echo is not None:
+                self._echo.reference_resting()
         if dac_delay > 0:
             self._jitter.output_latency_s = dac_delay
         rate = self._stream.samplerate

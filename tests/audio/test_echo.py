@@ -18,6 +18,7 @@ from sammy_desktop.audio import (
     PlaybackStarted,
     rms_dbfs,
 )
+from sammy_desktop.audio.echo import HELD_REFERENCE_MS
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.wire_audio import INPUT_RATE, OUTPUT_RATE
 from tests.audio.signals import energy
@@ -246,3 +247,66 @@ async def test_echo_is_removed_through_the_real_devices(
     assert echo_level > -35.0, f"too little echo reached the mic ({echo_level:.0f} dBFS)"
     assert erle >= 25.0
     assert kept >= 0.5
+
+
+def test_while_the_microphone_is_closed_the_reference_is_only_kept() -> None:
+    canceller = EchoCanceller()
+    canceller.set_microphone_open(False)
+    speech = (3000 * np.sin(np.arange(FRAME_24K) / 5)).astype(np.int16).tobytes()
+    for _ in range(200):  # two seconds of an answer, the microphone closed
+        canceller.process_render(speech, OUTPUT_RATE, FRAME_24K)
+    assert canceller.render_frames == 0, "nothing resampled or given to the module"
+    canceller.set_microphone_open(True)
+    # The newest 300 ms go to the module when it opens: their echo still reaches it (less
+    # what the 24 -> 16 kHz resampler holds back: a frame or two).
+    assert HELD_REFERENCE_MS // 10 - 3 <= canceller.render_frames <= HELD_REFERENCE_MS // 10
+    assert not canceller.is_idle
+
+
+def test_a_microphone_opened_after_quiet_or_a_resting_speaker_starts_idle() -> None:
+    canceller = EchoCanceller()
+    canceller.set_microphone_open(False)
+    speech = (3000 * np.sin(np.arange(FRAME_24K) / 5)).astype(np.int16).tobytes()
+    canceller.process_render(speech, OUTPUT_RATE, FRAME_24K)
+    for _ in range(40):  # then 400 ms of silence: the sound is older than what is kept
+        canceller.process_render(None, OUTPUT_RATE, FRAME_24K)
+    canceller.set_microphone_open(True)
+    assert canceller.is_idle
+    assert canceller.render_frames == 0
+    canceller.set_microphone_open(False)
+    canceller.process_render(speech, OUTPUT_RATE, FRAME_24K)
+    canceller.reference_resting()  # no clock runs now: what was kept has no age
+    canceller.set_microphone_open(True)
+    assert canceller.is_idle
+
+
+def test_the_echo_of_what_played_before_the_microphone_opened_is_removed(
+    far_speech_24k: np.ndarray,
+) -> None:
+    # Barge-in in push-to-talk: the answer plays with the microphone closed; the key goes
+    # down in the middle of it. The room returns the speech 60 ms late.
+    far_16k = soxr.resample(far_speech_24k, OUTPUT_RATE, INPUT_RATE).astype(np.float64)
+    delay = INPUT_RATE * 60 // 1000
+    echo = np.zeros(len(far_16k) + delay)
+    echo[delay:] = 0.5 * far_16k
+    mic = np.round(echo + np.random.default_rng(4).normal(0, 20, len(echo))).astype(np.int16)
+    canceller = EchoCanceller()
+    canceller.set_render_delay(0.04)
+    canceller.set_capture_delay(0.02)
+    canceller.set_microphone_open(False)
+    opened_at = INPUT_RATE  # the key goes down one second in
+    out = bytearray()
+    for frame in range(len(far_16k) // FRAME_16K):
+        at_16k = frame * FRAME_16K
+        if at_16k == opened_at:
+            canceller.set_microphone_open(True)
+        rendered = far_speech_24k[frame * FRAME_24K : (frame + 1) * FRAME_24K]
+        canceller.process_render(rendered.tobytes(), OUTPUT_RATE, FRAME_24K)
+        if at_16k >= opened_at:
+            out += canceller.process_capture(mic[at_16k : at_16k + FRAME_16K].tobytes())
+    processed = np.frombuffer(bytes(out), dtype=np.int16)
+    after = mic[opened_at : opened_at + len(processed)]
+    # From the canceller's first 0.3 s of adaptation on.
+    erle = erle_db(after[INPUT_RATE * 3 // 10 :], processed[INPUT_RATE * 3 // 10 :])
+    _log.warning("ERLE after opening mid-answer %.1f dB", erle)
+    assert erle >= 20.0

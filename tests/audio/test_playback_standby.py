@@ -164,8 +164,8 @@ async def test_without_a_live_microphone_the_speaker_reports_itself(
     finally:
         await playback.stop()
     assert reports > 50
-    # Every report woke the loop (nobody else pumps), but for the few a change sent in pairs.
-    assert wakeups >= reports * 0.9, f"{wakeups} loop wake-ups for {reports} reports"
+    # Every third report woke the loop (nobody else pumps), and a change or two at once.
+    assert reports / 3 * 0.9 <= wakeups <= reports / 3 + 5, f"{wakeups} wake-ups, {reports} reports"
 
 
 async def test_answers_arriving_in_real_time_after_standby_play_without_gaps(

@@ -106,12 +106,22 @@ def test_blocks_go_to_the_loop_in_batches_of_ten_ms_and_changes_at_once() -> Non
             1, out, written, BLOCK, flush_generation, effect=False, time_info=TIME_INFO
         )
 
-    assert not add(silence, 0)  # half a batch
-    assert add(silence, 0)  # a batch: nobody pumps, so the loop is woken
+    # A new stream's first three batches each wake the loop: it runs (the stall watchdog,
+    # a switch or a recovery announced).
+    for _ in range(3):
+        assert not add(silence, 0)  # half a batch
+        assert add(silence, 0)
+    assert len(list(reports.take())) == 3
+    assert not add(silence, 0)  # then steady: half a batch
+    assert not add(silence, 0)  # a batch, queued
+    assert not add(silence, 0)
+    assert not add(silence, 0)  # two batches
+    assert not add(silence, 0)
+    assert add(silence, 0)  # the third: nobody pumps, so the loop is woken
     assert add(speech, len(speech))  # sound starts: at once, and the silence before apart
     batches = list(reports.take())
     assert [(r.written, r.frames, r.played is None) for r in batches] == [
-        (0, BLOCK * 2, True),
+        *[(0, BLOCK * 2, True)] * 3,
         (len(speech), BLOCK, False),
     ]
     assert batches[0].dac_delay == pytest.approx(0.018)
@@ -120,7 +130,7 @@ def test_blocks_go_to_the_loop_in_batches_of_ten_ms_and_changes_at_once() -> Non
     # A flush is a change too, even with speech on both sides of it.
     assert add(speech, len(speech), flush_generation=1)
     assert [r.flush_generation for r in reports.take()] == [1]
-    assert reports.loop_wakeups == 3
+    assert reports.loop_wakeups == 6
 
 
 def test_a_live_microphone_takes_the_reports_and_saves_the_wake_ups() -> None:
@@ -134,11 +144,17 @@ def test_a_live_microphone_takes_the_reports_and_saves_the_wake_ups() -> None:
         woken += reports.add(1, speech, len(speech), BLOCK, 0, effect=False, time_info=TIME_INFO)
         if index % 2:
             reports.pumped(clock.now)  # the capture's block, every 10 ms
-    assert woken == 1  # the start of the sound; the rest rode along
+    assert woken == 3  # a new stream's first three reports; the rest rode along
     assert len(list(reports.take())) == 5  # the first block alone (a change), then pairs
-    # Nobody pumped for longer than two and a half capture blocks: wake the loop again.
+    # Nobody pumped for longer than two and a half capture blocks: the loop is woken again,
+    # once three batches wait.
     clock.now += 0.03
-    assert reports.add(1, speech, len(speech), BLOCK, 0, effect=False, time_info=TIME_INFO)
+    woken_after = [
+        reports.add(1, speech, len(speech), BLOCK, 0, effect=False, time_info=TIME_INFO)
+        for _ in range(6)
+    ]
+    # (The last block above began a batch: the third ends with the fifth block here.)
+    assert woken_after == [False] * 4 + [True, False]
 
 
 def test_an_effect_makes_a_silent_batch_audible() -> None:
