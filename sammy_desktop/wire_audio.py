@@ -19,6 +19,8 @@ __all__ = [
     "OUTPUT_MIME",
     "OUTPUT_RATE",
     "SAMPLE_WIDTH",
+    "SPEECH_DBFS",
+    "SPEECH_HANGOVER_MARGIN_MS",
     "pcm_mime",
 ]
 
@@ -30,6 +32,22 @@ INPUT_RATE: Final = 16_000
 
 OUTPUT_RATE: Final = 24_000
 """Samples per second of the model's voice."""
+
+SPEECH_DBFS: Final = -50.0
+"""A microphone block at or above this RMS level may be speech: it is never held back.
+
+Speech at a microphone is -35 to -20 dBFS; a quiet room after the echo canceller's noise
+suppression is below -60. A noisy room above this only loses the savings of holding quiet
+audio back (the capture's hand-offs, the core's larger chunks), never speech.
+"""
+
+SPEECH_HANGOVER_MARGIN_MS: Final = 500
+"""After speech, quiet audio goes on unheld for the service's silence duration plus this.
+
+The silence that ends a hands-free turn must reach the service's voice detection block by
+block, as it comes; its idea of where speech ended may lie a little after ours (a soft last
+syllable under :data:`SPEECH_DBFS`).
+"""
 
 
 def pcm_mime(rate: int) -> str:

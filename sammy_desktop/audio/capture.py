@@ -21,6 +21,14 @@ something audible is played) runs the kept raw audio through the usual resampler
 into the pre-roll, atomically with switching the callback back to hand-offs, so the pre-roll
 and the live blocks join without a gap or an overlap.
 
+Quiet hand-offs (opt-in, :meth:`AudioCapture.hold_quiet`; the engine uses it in hands-free):
+the hands-free microphone is delivered all the time, and each hand-off to the loop costs
+a Qt event and a timer under qasync. While nobody has spoken for the hangover (the
+service's silence duration and a margin, so the silence that ends a turn still comes
+block by block) and the echo canceller is idle, the callback holds quiet blocks and hands
+over :data:`QUIET_HANDOFF_BLOCKS` at a time; a block loud enough to be speech goes at once
+with what was held, and hand-offs are per block again until the hangover has passed.
+
 Closed between turns (the :class:`~sammy_desktop.audio.mic_policy.MicrophonePolicy` decides
 when): :meth:`AudioCapture.start` and :meth:`AudioCapture.stop` open and close the stream
 itself, and :class:`MicrophoneInUse` says so. A stream opened afresh starts with an empty
@@ -46,7 +54,7 @@ from sammy_desktop.audio.preroll import PreRollBuffer
 from sammy_desktop.audio.resampling import StreamResampler
 from sammy_desktop.audio.stream_owner import DeviceCallback, OpenedStream, StreamOwner
 from sammy_desktop.eventbus import EventBus
-from sammy_desktop.wire_audio import INPUT_RATE, SAMPLE_WIDTH
+from sammy_desktop.wire_audio import INPUT_RATE, SAMPLE_WIDTH, SPEECH_DBFS
 
 if TYPE_CHECKING:
     import asyncio
@@ -61,6 +69,17 @@ _log = logging.getLogger(__name__)
 # In standby, one heartbeat reaches the loop this often: it keeps the stall watchdog fed and
 # the idle meter moving, at a tenth of the hand-offs of 10 ms blocks.
 _STANDBY_TICK_MS: Final = 100
+# Held quiet (hands-free, nobody speaking): this many blocks go to the loop in one hand-off.
+QUIET_HANDOFF_BLOCKS: Final = 4
+_SPEECH_MEAN_SQUARE: Final = float(10.0 ** (SPEECH_DBFS / 10.0) * 32768.0 * 32768.0)
+
+
+def _speech_level(samples: np.ndarray) -> bool:
+    """Whether PCM16 ``samples`` are loud enough to be speech (RMS >= SPEECH_DBFS)."""
+    if not len(samples):
+        return False
+    as_float = samples.astype(np.float32)
+    return float(np.dot(as_float, as_float)) >= _SPEECH_MEAN_SQUARE * len(samples)
 
 
 @dataclass(slots=True)
@@ -176,13 +195,21 @@ class AudioCapture:
         self._tick_countdown = 0
         self._tick_blocks = max(1, _STANDBY_TICK_MS // block_ms)
         self._idle_levels = ChangedLevels(self._report_level)
+        # Quiet hand-offs: _hold_quiet, _held and _held_blocks are shared with the PortAudio
+        # thread and change only under _lock; the rest is the loop's.
+        self._hold_quiet = False
+        self._held = bytearray()
+        self._held_blocks = 0
+        self._held_flagged = False
+        self._quiet_hangover_ms: int | None = None
+        self._quiet_ms = 0
+        self._raw_block_frames = INPUT_RATE * block_ms // 1000
         self._next_block: list[Callable[[], None]] = []
         self._in_use = False
         if echo_canceller is not None:
             # Closed until the stream runs: the canceller only keeps the reference till then.
             echo_canceller.set_microphone_open(False)
-            if standby_when_idle:
-                echo_canceller.set_wake_listener(self._leave_standby)
+            echo_canceller.set_wake_listener(self._echo_woke)
 
     # -- public API ---------------------------------------------------------------------
 
@@ -254,6 +281,10 @@ class AudioCapture:
         self._next_block.clear()
         with self._lock:
             self._standby = False
+            self._hold_quiet = False
+            self._held.clear()
+            self._held_blocks = 0
+        self._quiet_ms = 0
         self._preroll.clear()
         self._pending.clear()
         if self._in_use:
@@ -305,6 +336,30 @@ class AudioCapture:
         self._keep_live = on
         if on:
             self._leave_standby()
+        else:
+            self._set_hold_quiet(False)
+
+    def hold_quiet(self, hangover_ms: int | None) -> None:
+        """Hand quiet blocks to the loop a few at a time (see the module docstring).
+
+        Args:
+            hangover_ms: after speech, how long blocks still go one by one; ``None``:
+                every block is handed over alone (the default).
+        """
+        self._quiet_hangover_ms = hangover_ms
+        self._quiet_ms = 0
+        if hangover_ms is None:
+            self._set_hold_quiet(False)
+
+    @property
+    def quiet_hangover_ms(self) -> int | None:
+        """The hangover given to :meth:`hold_quiet` (``None``: quiet blocks are not held)."""
+        return self._quiet_hangover_ms
+
+    @property
+    def is_holding_quiet(self) -> bool:
+        """Whether the callback holds quiet blocks now."""
+        return self._hold_quiet
 
     def gate(self, muted: bool) -> None:
         """Close (``True``) or open the half-duplex gate.
@@ -321,6 +376,9 @@ class AudioCapture:
         with self._lock:
             # Leaving standby first: the new stream starts a new, contiguous ring.
             self._standby = False
+            self._hold_quiet = False
+            self._held.clear()
+            self._held_blocks = 0
             self._raw_rate = rate
             self._raw_ring = PreRollBuffer(rate * self._pre_roll_ms // 1000 * SAMPLE_WIDTH)
         if rate != self._resampler.in_rate:
@@ -361,13 +419,30 @@ class AudioCapture:
                         (generation,),
                     )
                 else:
+                    data = bytes(indata)
+                    flagged = bool(status)
+                    if self._hold_quiet and not _speech_level(np.frombuffer(data, np.int16)):
+                        self._held += data
+                        self._held_blocks += 1
+                        self._held_flagged = self._held_flagged or flagged
+                        if self._held_blocks < QUIET_HANDOFF_BLOCKS:
+                            return
+                    elif self._hold_quiet:
+                        # Speech: what is held and this block at once, then one by one
+                        # (the loop holds again after the hangover).
+                        self._hold_quiet = False
+                        self._held += data
+                    else:
+                        self._held += data  # after a switch-off, what was held first
+                    data = bytes(self._held)
+                    flagged = flagged or self._held_flagged
+                    self._held.clear()
+                    self._held_blocks = 0
+                    self._held_flagged = False
                     if self._posted - self._handled >= self._max_pending:
                         self._dropped += 1
                         return
-                    payload = (
-                        deliver,
-                        (generation, bytes(indata), bool(status), time.perf_counter()),
-                    )
+                    payload = (deliver, (generation, data, flagged, time.perf_counter()))
                 self._posted += 1
             try:
                 loop.call_soon_threadsafe(payload[0], *payload[1])
@@ -386,7 +461,10 @@ class AudioCapture:
         self.handoff.add(time.perf_counter() - stamp)
         if flagged:
             self._device_overflows += 1
-        samples = self._resampler.process(np.frombuffer(data, dtype=np.int16))
+        raw = np.frombuffer(data, dtype=np.int16)
+        if self._quiet_hangover_ms is not None:
+            self._track_quiet(raw, self._quiet_hangover_ms)
+        samples = self._resampler.process(raw)
         pcm = samples.tobytes()
         if self._echo is not None:
             pcm = self._echo.process_capture(pcm)
@@ -422,6 +500,33 @@ class AudioCapture:
 
     def _report_level(self, dbfs: float) -> None:
         self._bus.emit(AudioLevel("input", dbfs))
+
+    # -- quiet hand-offs ----------------------------------------------------------------
+
+    def _track_quiet(self, raw: np.ndarray, hangover_ms: int) -> None:
+        """Count the quiet since the last speech; hold quiet blocks once it is long enough."""
+        step = self._raw_block_frames * max(1, self._stream.samplerate) // INPUT_RATE
+        for start in range(0, len(raw), max(1, step)):
+            if _speech_level(raw[start : start + step]):
+                self._quiet_ms = 0
+            else:
+                self._quiet_ms += self._block_ms
+        echo = self._echo
+        self._set_hold_quiet(
+            self._keep_live
+            and self._quiet_ms >= hangover_ms
+            and (echo is None or not echo.enabled or echo.is_idle)
+        )
+
+    def _echo_woke(self) -> None:
+        """Something audible is played: the canceller needs every frame in time from now."""
+        self._set_hold_quiet(False)
+        self._leave_standby()
+
+    def _set_hold_quiet(self, on: bool) -> None:
+        if on != self._hold_quiet:
+            with self._lock:
+                self._hold_quiet = on
 
     # -- standby ------------------------------------------------------------------------
 

@@ -16,6 +16,10 @@ playback (through the echo canceller) bring it back. The speaker's stream rests
 whenever nothing plays (see :mod:`sammy_desktop.audio.playback`); playing wakes it, and so
 does the talk key going up (the answer then finds it running).
 
+Hands-free also lets the quiet microphone reach the loop a few blocks at a time while nobody
+has spoken for the service's silence duration and a margin (see ``capture``): the saving of
+the core's larger quiet chunks, one layer down.
+
 Noise suppression runs in hands-free mode only. There the service's voice detection hears
 the room all the time, and a steady noise (a fan, traffic) must not count as the person
 speaking (false barge-ins). In push-to-talk the person says when the microphone counts, and
@@ -44,6 +48,7 @@ from sammy_desktop.audio.sound_server import DeviceWatch
 from sammy_desktop.config.settings import MicBetweenTurns, Settings, TalkMode
 from sammy_desktop.eventbus import EventBus, Subscription
 from sammy_desktop.scheduling import Scheduler
+from sammy_desktop.wire_audio import SPEECH_HANGOVER_MARGIN_MS
 
 __all__ = ["AudioEngine"]
 
@@ -112,6 +117,8 @@ class AudioEngine:
             before_block=self.playback.pump,
         )
         self.capture.keep_live(self._hands_free)
+        self._silence_ms = base.silence_duration_ms
+        self._apply_quiet_holding()
         self.microphone = MicrophonePolicy(
             self.capture,
             bus,
@@ -218,6 +225,7 @@ class AudioEngine:
         self._hands_free = on
         self.echo_canceller.noise_suppression = on
         self.capture.keep_live(on)
+        self._apply_quiet_holding()
         self.microphone.set_hands_free(on)
         self._apply_gate()
 
@@ -240,6 +248,8 @@ class AudioEngine:
         self._hands_free = settings.talk_mode is TalkMode.HANDS_FREE
         self.echo_canceller.noise_suppression = self._hands_free
         self.capture.keep_live(self._hands_free)
+        self._silence_ms = settings.silence_duration_ms
+        self._apply_quiet_holding()
         self.microphone.set_hands_free(self._hands_free)
         self.microphone.set_mode(settings.mic_between_turns)
         self.set_echo_cancellation(settings.echo_cancellation)
@@ -250,6 +260,12 @@ class AudioEngine:
         self.capture.devices_changed()
         self.playback.devices_changed()
         self._bus.emit(AudioDevicesChanged())
+
+    def _apply_quiet_holding(self) -> None:
+        """Hands-free: quiet blocks reach the loop a few at a time (see ``capture``)."""
+        self.capture.hold_quiet(
+            self._silence_ms + SPEECH_HANGOVER_MARGIN_MS if self._hands_free else None
+        )
 
     def _apply_gate(self) -> None:
         self._gate.update()

@@ -29,23 +29,23 @@ from typing import Final
 import numpy as np
 
 from sammy_desktop.core.live import RealtimeInput, RealtimeKind
-from sammy_desktop.wire_audio import INPUT_RATE, SAMPLE_WIDTH
+from sammy_desktop.wire_audio import (
+    INPUT_RATE,
+    SAMPLE_WIDTH,
+    SPEECH_DBFS,
+    SPEECH_HANGOVER_MARGIN_MS,
+)
 
 __all__ = ["HANGOVER_MARGIN_MS", "LOUD_DBFS", "QUIET_CHUNK_MS", "QuietAudioJoiner"]
 
 QUIET_CHUNK_MS: Final = 100
 """The longest chunk of quiet audio (the largest of the ADK guide's balanced sizes)."""
 
-LOUD_DBFS: Final = -50.0
-"""A block at or above this RMS level may be speech, and goes at once.
+LOUD_DBFS: Final = SPEECH_DBFS
+"""A block at or above this RMS level may be speech, and goes at once (see SPEECH_DBFS)."""
 
-Speech at a microphone is -35 to -20 dBFS; a quiet room after the echo canceller's noise
-suppression is below -60. A noisy room above this only loses the saving, never speech.
-"""
-
-HANGOVER_MARGIN_MS: Final = 500
-"""Added to the silence duration: the service's own idea of where speech ended may lie a
-little after ours (a soft last syllable under :data:`LOUD_DBFS`)."""
+HANGOVER_MARGIN_MS: Final = SPEECH_HANGOVER_MARGIN_MS
+"""Added to the silence duration (see SPEECH_HANGOVER_MARGIN_MS)."""
 
 _BYTES_PER_MS: Final = INPUT_RATE * SAMPLE_WIDTH // 1000
 _FULL_SCALE_SQUARED: Final = 32768.0 * 32768.0

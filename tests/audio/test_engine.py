@@ -15,7 +15,7 @@ from sammy_desktop.audio import (
 )
 from sammy_desktop.config.settings import MicBetweenTurns, Settings, TalkMode
 from sammy_desktop.eventbus import EventBus
-from sammy_desktop.wire_audio import INPUT_RATE, OUTPUT_RATE
+from sammy_desktop.wire_audio import INPUT_RATE, OUTPUT_RATE, SPEECH_HANGOVER_MARGIN_MS
 from tests.audio.conftest import BlockCollector
 from tests.audio.signals import tone
 from tests.audio.virtual_devices import play_into_mic
@@ -29,6 +29,10 @@ def muted(engine: AudioEngine) -> bool:
 
 def suppressing(engine: AudioEngine) -> bool:
     return engine.echo_canceller.noise_suppression
+
+
+def hangover(engine: AudioEngine) -> int | None:
+    return engine.capture.quiet_hangover_ms
 
 
 @pytest.mark.parametrize(
@@ -53,7 +57,7 @@ def test_half_duplex_only_when_hands_free_without_echo_cancellation(
     assert engine.half_duplex is half_duplex
 
 
-def test_noise_suppression_runs_in_hands_free_only_and_follows_the_talk_mode(
+def test_noise_suppression_and_quiet_holding_run_in_hands_free_only_and_follow_the_mode(
     bus: EventBus,
 ) -> None:
     # Push-to-talk: the person says when the microphone counts, and the suppressor's 6 ms
@@ -61,10 +65,17 @@ def test_noise_suppression_runs_in_hands_free_only_and_follows_the_talk_mode(
     engine = AudioEngine(bus, Settings(talk_mode=TalkMode.PUSH_TO_TALK))
     assert engine.echo_canceller.enabled
     assert not suppressing(engine)
+    assert hangover(engine) is None
     engine.set_hands_free(True)
     assert suppressing(engine)
+    # Hands-free holds quiet blocks back until the service's silence duration and a margin
+    # have passed since speech.
+    assert hangover(engine) == 700 + SPEECH_HANGOVER_MARGIN_MS
+    engine.apply_settings(Settings(talk_mode=TalkMode.HANDS_FREE, silence_duration_ms=1200))
+    assert hangover(engine) == 1200 + SPEECH_HANGOVER_MARGIN_MS
     engine.apply_settings(Settings(talk_mode=TalkMode.PUSH_TO_TALK))
     assert not suppressing(engine)
+    assert hangover(engine) is None
     assert suppressing(AudioEngine(bus, Settings(talk_mode=TalkMode.HANDS_FREE)))
 
 
