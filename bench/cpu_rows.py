@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, cast
 
 if __package__ in (None, ""):  # run as a script: the repository root on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -47,7 +48,7 @@ def _idle_cpu(workdir: Path, seconds: float, **settings: object) -> list[float]:
     with (
         sinks_kept_awake(),
         SimProcess("turn", workdir, label=str(settings.get("talk_mode", "ptt"))) as sim,
-        running_app(sim, workdir, **settings) as app,
+        running_app(sim, workdir, **cast("dict[str, Any]", settings)) as app,
     ):
         # First paint, the connection, the streams' first fragments (see app_resources).
         time.sleep(STARTUP_SETTLE_S)
