@@ -205,6 +205,14 @@ def bench_click(sizes: Sizes, work: Path, report: Report) -> list[Row]:
         else []
     )
     own = canceller["push_to_talk"]
+    # The canceller's stage in the trace, on - off: the same clicks' path with nothing else
+    # in it (the jitter buffer's depth moves the rig's medians by more than this).
+    stage = "loop -> apm_out"
+    stage_cost = (
+        [_median(on.breakdown_ms[stage]) - _median(off.breakdown_ms[stage])]
+        if on.breakdown_ms.get(stage) and off.breakdown_ms.get(stage)
+        else []
+    )
     group = "latency"
     rows = [
         Row(
@@ -227,6 +235,14 @@ def bench_click(sizes: Sizes, work: Path, report: Report) -> list[Row]:
             "ms",
             cost,
             Target("value", "<=", 5.0, "<= 5"),
+            note="two runs of the app: their jitter buffers' depths differ by more than this",
+        ),
+        Row(
+            group,
+            "echo cancellation's cost on the click path (its stage, on - off, medians)",
+            "ms",
+            stage_cost,
+            note="from the trace (the click path rows): into the canceller -> out of it",
         ),
         Row(
             group,
@@ -239,10 +255,11 @@ def bench_click(sizes: Sizes, work: Path, report: Report) -> list[Row]:
         ),
         Row(
             group,
-            "click-in -> echo-out, echo cancellation's cost beyond its own delay",
+            "echo cancellation's cost beyond the canceller's own delay",
             "ms",
-            [cost[0] - own] if cost else [],
+            [stage_cost[0] - own] if stage_cost else [],
             Target("value", "<=", 5.0, "<= 5"),
+            note="its stage less the floor: what the app adds around the module",
         ),
         Row(
             group,
