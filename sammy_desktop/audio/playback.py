@@ -350,11 +350,13 @@ class AudioPlayback:
         started stream plays a device buffer of silence first anyway, and starting it
         takes a few milliseconds and a hop through a worker thread: it is started now and
         kept, so the answer finds it running; it may rest again once ``within_s`` has
-        passed with nothing played. Where answers come in bursts, a resting stream is left
-        to rest: the answer's first frame starts it, with no silence ahead.
+        passed with nothing played. Where answers come in bursts, the stream is left to
+        rest as usual (a running one, after the sound it plays now, such as the talk
+        key's earcon): the answer's first frame starts it, with no silence ahead.
         """
-        if not self._pace.bursts:
-            self._wake()
+        if self._pace.bursts:
+            return
+        self._wake()
         self._standby.busy(self._scheduler.time() + within_s)
 
     def pump(self) -> None:

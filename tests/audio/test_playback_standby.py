@@ -279,3 +279,25 @@ async def test_after_answers_in_bursts_the_talk_key_leaves_a_resting_speaker_res
         assert resting(playback)
     finally:
         await playback.stop()
+
+
+async def test_after_answers_in_bursts_a_speaker_playing_at_the_talk_key_rests_after_it(
+    bus: EventBus, events: EventLog
+) -> None:
+    # The talk key's earcon plays as the key goes up: where answers come in bursts, the
+    # speaker is not held running for the answer (it would start behind a buffer of
+    # silence), it rests after the earcon as usual.
+    playback = AudioPlayback(bus, standby_after_ms=50)
+    await playback.start()
+    try:
+        await until(lambda: playback.is_standby)
+        await _play_at_once(playback, tone(330.0, 0.6, rate=OUTPUT_RATE), chunk_ms=100)
+        await events.wait_for(PlaybackDrained)
+        await until(lambda: playback.is_standby)
+        playback.play_effect(tone(880.0, 0.1, rate=OUTPUT_RATE).tobytes())
+        playback.expect_speech(3.0)
+        assert not resting(playback), "the earcon plays"
+        # Rests well before the three seconds an answer was expected within.
+        await until(lambda: playback.is_standby, within=1.0)
+    finally:
+        await playback.stop()
