@@ -39,8 +39,12 @@ a plain copy, and nothing it may be reading is touched):
   too) or more, and goes on while a millisecond of it is left; what it took out lowers the
   noted levels with it, so it stops at the depth. It never takes out more than the queue
   holds above the depth (the current level is one of those noted), and never while the
-  queue re-buffers after an underrun. A flush, a rate change and the end of speech forget
-  it all.
+  queue re-buffers after an underrun. Only what the buffer's own adaptation left behind is
+  drained: after an underrun in this speech, or once its depth was lowered. A queue that
+  stands from an answer's start is how the answer came (a large first chunk, the speaker
+  starting): its own cushion, left alone (the latency the person hears is the first
+  sample's, which draining later cannot change). A flush, a rate change and the end of
+  speech forget it all.
 * Quiet first: samples go only where the incoming chunk is quiet, in runs of at least
   ``_MIN_QUIET_RUN_S`` (5 ms) whose every sample is under ``_QUIET_PEAK`` (180, about
   -45 dBFS): at most half of each run goes, from its middle, joined by a ``_XFADE_S``
@@ -58,8 +62,8 @@ a plain copy, and nothing it may be reading is touched):
 
 :attr:`JitterBuffer.drained_ms` and :attr:`JitterBuffer.drain_cuts` count what it did
 (``bench/jitter_drain.py`` measures it). The levels are the loop's view of the queue, which
-lags the device by a report of the played blocks (about 10 ms); the start depth is counted
-the same way.
+lags the device by the reports of the played blocks (10 to 30 ms); the start depth is
+counted the same way.
 
 Barge-in: :meth:`JitterBuffer.flush` bumps a generation number that the callback checks on
 every call, so at most the block being filled at that moment is still played.
@@ -237,6 +241,7 @@ class JitterBuffer:
         # The standing-queue drain's state (loop only).
         self._arrivals: collections.deque[_Arrival] = collections.deque()
         self._draining = False
+        self._drain_allowed = False  # a gap or a lowered depth in this speech (see push)
         self._removed_samples = 0  # by the drain, in this speech (the arrivals' offset)
         self._last_quiet_at = 0.0
         self._last_cut_at = 0.0
@@ -326,6 +331,9 @@ class JitterBuffer:
             self._first_chunk_at = now
             self._steady_since = now
             self._last_quiet_at = now
+            # What stands from an answer's start is how it came (its first chunk, the
+            # speaker starting): its own cushion, left alone until a gap or a lowered depth.
+            self._drain_allowed = False
         elif (
             self._lower_after_s is not None
             and self._released
@@ -336,6 +344,7 @@ class JitterBuffer:
             # answer does at its end; the drain takes the queue down to the new depth.
             self._threshold_s = max(self._min_threshold_s, self._threshold_s - self._step_s)
             self._steady_since = now
+            self._drain_allowed = True  # down to the new depth
             _log.debug("jitter buffer depth lowered to %.0f ms", self._threshold_s * 1000)
         held = self._held_samples()
         wire = np.frombuffer(pcm, dtype=np.int16)
@@ -452,6 +461,7 @@ class JitterBuffer:
         """A gap in the middle of speech: buffer deeper from here on, and re-buffer now."""
         self.underruns += 1
         self._underrun_in_answer = True
+        self._drain_allowed = True  # the late chunks will stand on top of the new depth
         self._steady_since = self._scheduler.time()
         self._draining = False
         self._threshold_s = min(self._max_threshold_s, self._threshold_s + self._step_s)
@@ -499,7 +509,7 @@ class JitterBuffer:
             self._last_quiet_at = now
         excess = self._standing_excess(window_start)
         min_cut = max(1, round(_MIN_CUT_S * rate))
-        if excess is None or not self._released:
+        if excess is None or not self._released or not self._drain_allowed:
             self._draining = False
         elif not self._draining:
             self._draining = excess >= round(self._tolerance_s * rate)
@@ -556,6 +566,7 @@ class JitterBuffer:
     def _forget_drain(self) -> None:
         self._arrivals.clear()
         self._draining = False
+        self._drain_allowed = False
         self._removed_samples = 0
 
     def _enqueue(self, data: bytes) -> None:

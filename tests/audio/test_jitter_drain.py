@@ -295,27 +295,43 @@ def test_nothing_is_dropped_at_or_below_the_depth(
 
 
 def test_a_flush_forgets_the_drain(scheduler: ManualScheduler, listener: Listener) -> None:
-    buffer = make(scheduler, listener, start_threshold_ms=30)
+    buffer = make(scheduler, listener, start_threshold_ms=30, underrun_step_ms=10)
     stream = Stream(buffer, scheduler)
-    speech = speech_like(2.0)
-    stream.add(head_start(speech, 110))  # 80 ms over the depth, standing
-    stream.run(0.3)
+    speech = speech_like(3.0)
+    # A 100 ms gap at 0.5 s: the burst behind it stands 60 ms over the deeper cushion.
+    stream.add(paced(speech, gap_at=0.5, gap_ms=100))
+    stream.run(0.9)
     was_draining = buffer.draining
     stream.barge_in()
     assert was_draining
     assert listener.drained == [True]
     assert not buffer.draining
     drained = buffer.drained_ms
-    assert drained < 80  # not done yet
+    assert drained < 60  # not done yet
 
-    # The next answer has a standing head start too: its own, drained only once it has
-    # stood for a steady window of this answer's pushes, not at once on the old ones.
-    stream.add(head_start(speech, 110))
-    stream.run(0.26)
+    # The next answer has its gap too: drained only once it has stood for a steady
+    # window of this answer's pushes, not at once on the old ones.
+    stream.add(paced(speech, gap_at=0.5, gap_ms=100))
+    stream.run(0.5 + 0.1 + 0.2)
     assert buffer.drained_ms == drained
     assert not buffer.draining
-    stream.run(1.0)
-    assert buffer.drained_ms == pytest.approx(drained + 80)
+    stream.run(1.5)
+    assert buffer.drained_ms > drained
+
+
+def test_a_queue_standing_from_the_answers_start_is_its_own_cushion(
+    scheduler: ManualScheduler, listener: Listener
+) -> None:
+    # No gap: the answer came with a head start (its first chunk, the speaker starting):
+    # nothing the buffer's own adaptation left behind, so nothing is taken out of it.
+    buffer = make(scheduler, listener, start_threshold_ms=30)
+    stream = Stream(buffer, scheduler)
+    speech = speech_like(3.0)
+    stream.add(head_start(speech, 110))  # 80 ms over the depth, standing
+    stream.run(3.5)
+    assert buffer.underruns == 0
+    assert buffer.drained_ms == 0
+    assert np.array_equal(stream.output, speech)
 
 
 def test_the_depth_lowers_a_step_after_steady_arrivals_and_the_queue_follows(
