@@ -71,15 +71,11 @@ _log = logging.getLogger(__name__)
 _STANDBY_TICK_MS: Final = 100
 # Held quiet (hands-free, nobody speaking): this many blocks go to the loop in one hand-off.
 QUIET_HANDOFF_BLOCKS: Final = 4
-_SPEECH_MEAN_SQUARE: Final = float(10.0 ** (SPEECH_DBFS / 10.0) * 32768.0 * 32768.0)
 
 
 def _speech_level(samples: np.ndarray) -> bool:
     """Whether PCM16 ``samples`` are loud enough to be speech (RMS >= SPEECH_DBFS)."""
-    if not len(samples):
-        return False
-    as_float = samples.astype(np.float32)
-    return float(np.dot(as_float, as_float)) >= _SPEECH_MEAN_SQUARE * len(samples)
+    return rms_dbfs(samples) >= SPEECH_DBFS
 
 
 @dataclass(slots=True)

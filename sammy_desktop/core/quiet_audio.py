@@ -28,6 +28,7 @@ from typing import Final
 
 import numpy as np
 
+from sammy_desktop.audio.levels import rms_dbfs
 from sammy_desktop.core.live import RealtimeInput, RealtimeKind
 from sammy_desktop.wire_audio import (
     INPUT_RATE,
@@ -48,12 +49,6 @@ HANGOVER_MARGIN_MS: Final = SPEECH_HANGOVER_MARGIN_MS
 """Added to the silence duration (see SPEECH_HANGOVER_MARGIN_MS)."""
 
 _BYTES_PER_MS: Final = INPUT_RATE * SAMPLE_WIDTH // 1000
-_FULL_SCALE_SQUARED: Final = 32768.0 * 32768.0
-
-
-def _loud_mean_square(dbfs: float) -> float:
-    """The mean square of a PCM16 signal at ``dbfs`` RMS."""
-    return float(10.0 ** (dbfs / 10.0) * _FULL_SCALE_SQUARED)
 
 
 class QuietAudioJoiner:
@@ -79,7 +74,7 @@ class QuietAudioJoiner:
         self._put = put
         self._silence_ms = silence_ms
         self._chunk_bytes = chunk_ms * _BYTES_PER_MS
-        self._loud = _loud_mean_square(loud_dbfs)
+        self._loud_dbfs = loud_dbfs
         self._waiting: list[bytes] = []
         self._waiting_bytes = 0
         self._hangover_bytes = 0  # audio still sent block by block after the last loud one
@@ -120,8 +115,5 @@ class QuietAudioJoiner:
         self._hangover_bytes = 0
 
     def _is_loud(self, pcm16k: bytes) -> bool:
-        count = len(pcm16k) // SAMPLE_WIDTH
-        if count == 0:
-            return False
-        samples = np.frombuffer(pcm16k, dtype="<i2", count=count).astype(np.float32)
-        return float(np.dot(samples, samples)) >= self._loud * count
+        samples = np.frombuffer(pcm16k, dtype="<i2", count=len(pcm16k) // SAMPLE_WIDTH)
+        return rms_dbfs(samples) >= self._loud_dbfs
