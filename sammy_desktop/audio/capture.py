@@ -417,24 +417,24 @@ class AudioCapture:
                 else:
                     data = bytes(indata)
                     flagged = bool(status)
-                    if self._hold_quiet and not _speech_level(np.frombuffer(data, np.int16)):
-                        self._held += data
-                        self._held_blocks += 1
-                        self._held_flagged = self._held_flagged or flagged
-                        if self._held_blocks < QUIET_HANDOFF_BLOCKS:
-                            return
-                    elif self._hold_quiet:
-                        # Speech: what is held and this block at once, then one by one
-                        # (the loop holds again after the hangover).
-                        self._hold_quiet = False
-                        self._held += data
-                    else:
-                        self._held += data  # after a switch-off, what was held first
-                    data = bytes(self._held)
-                    flagged = flagged or self._held_flagged
-                    self._held.clear()
-                    self._held_blocks = 0
-                    self._held_flagged = False
+                    if self._hold_quiet:
+                        if not _speech_level(np.frombuffer(data, np.int16)):
+                            self._held += data
+                            self._held_blocks += 1
+                            self._held_flagged = self._held_flagged or flagged
+                            if self._held_blocks < QUIET_HANDOFF_BLOCKS:
+                                return
+                            data = b""  # all of it is in what is held
+                        else:
+                            # Speech: what is held and this block at once, then one by
+                            # one (the loop holds again after the hangover).
+                            self._hold_quiet = False
+                    if self._held:  # held blocks go first (also after a switch-off)
+                        data = bytes(self._held) + data
+                        flagged = flagged or self._held_flagged
+                        self._held.clear()
+                        self._held_blocks = 0
+                        self._held_flagged = False
                     if self._posted - self._handled >= self._max_pending:
                         self._dropped += 1
                         return
