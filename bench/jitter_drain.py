@@ -37,13 +37,18 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
-from sammy_desktop.audio.jitter import JitterBuffer
-from sammy_desktop.wire_audio import OUTPUT_RATE, SAMPLE_WIDTH
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from sammy_desktop.audio.jitter import JitterBuffer  # noqa: E402
+from sammy_desktop.wire_audio import OUTPUT_RATE, SAMPLE_WIDTH  # noqa: E402
+from tests.helpers.clock import ManualScheduler  # noqa: E402
 
 DEVICE_RATE = 48_000
 BLOCK_S = 0.005
@@ -59,45 +64,6 @@ HORIZON_S = 5.0
 TOLERANCE_MS = 10.0
 """The buffer's default drain tolerance: within this of the depth, the queue is back."""
 RECOVERY_TARGET_MS = 1000.0
-
-
-class _Timer:
-    def __init__(self, deadline: float, callback: Callable[[], object]) -> None:
-        self.deadline = deadline
-        self.callback = callback
-        self.cancelled = False
-
-    def cancel(self) -> None:
-        self.cancelled = True
-
-
-class FakeClock:
-    """A :class:`~sammy_desktop.scheduling.Scheduler` whose time moves only in :meth:`advance`."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self._timers: list[_Timer] = []
-
-    def time(self) -> float:
-        return self.now
-
-    def call_later(self, delay: float, callback: Callable[[], object]) -> _Timer:
-        timer = _Timer(self.now + max(0.0, delay), callback)
-        self._timers.append(timer)
-        return timer
-
-    def advance(self, seconds: float) -> None:
-        end = self.now + seconds
-        while True:
-            due = [t for t in self._timers if not t.cancelled and t.deadline <= end + 1e-9]
-            if not due:
-                break
-            timer = min(due, key=lambda t: t.deadline)
-            self.now = max(self.now, timer.deadline)
-            timer.cancelled = True
-            timer.callback()
-        self.now = end
-        self._timers = [t for t in self._timers if not t.cancelled]
 
 
 def speech_like(seconds: float, rng: np.random.Generator) -> np.ndarray:
@@ -164,7 +130,7 @@ class Run:
 
 
 def play(signal: np.ndarray, *, drain: bool, seed: int) -> Run:
-    clock = FakeClock()
+    clock = ManualScheduler()
     buffer = JitterBuffer(
         on_started=lambda: None,
         on_drained=lambda _interrupted: None,
