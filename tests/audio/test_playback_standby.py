@@ -225,6 +225,14 @@ async def _play_at_once(playback: AudioPlayback, speech: np.ndarray, chunk_ms: i
     playback.end_of_turn()
 
 
+async def _rest_after_an_answer_in_bursts(playback: AudioPlayback, events: EventLog) -> None:
+    """Play an answer delivered at once (the pace learns: bursts), until the speaker rests."""
+    await until(lambda: playback.is_standby)
+    await _play_at_once(playback, tone(330.0, 0.6, rate=OUTPUT_RATE), chunk_ms=100)
+    await events.wait_for(PlaybackDrained)
+    await until(lambda: playback.is_standby)
+
+
 @pytest.mark.parametrize("bursts", [True, False], ids=["after-bursts", "paced"])
 async def test_after_answers_in_bursts_a_resting_speaker_starts_with_the_answer_itself(
     bus: EventBus, events: EventLog, bursts: bool
@@ -270,10 +278,7 @@ async def test_after_answers_in_bursts_the_talk_key_leaves_a_resting_speaker_res
     playback = AudioPlayback(bus, standby_after_ms=50)
     await playback.start()
     try:
-        await until(lambda: playback.is_standby)
-        await _play_at_once(playback, tone(330.0, 0.6, rate=OUTPUT_RATE), chunk_ms=100)
-        await events.wait_for(PlaybackDrained)
-        await until(lambda: playback.is_standby)
+        await _rest_after_an_answer_in_bursts(playback, events)
         playback.expect_speech(0.6)
         # Waking is asked for at once (see the test above for paced answers).
         assert resting(playback)
@@ -290,10 +295,7 @@ async def test_after_answers_in_bursts_a_speaker_playing_at_the_talk_key_rests_a
     playback = AudioPlayback(bus, standby_after_ms=50)
     await playback.start()
     try:
-        await until(lambda: playback.is_standby)
-        await _play_at_once(playback, tone(330.0, 0.6, rate=OUTPUT_RATE), chunk_ms=100)
-        await events.wait_for(PlaybackDrained)
-        await until(lambda: playback.is_standby)
+        await _rest_after_an_answer_in_bursts(playback, events)
         playback.play_effect(tone(880.0, 0.1, rate=OUTPUT_RATE).tobytes())
         playback.expect_speech(3.0)
         assert not resting(playback), "the earcon plays"
