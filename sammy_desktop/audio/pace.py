@@ -69,8 +69,7 @@ class AnswerPace:
         self._received_s += seconds
         ahead = self._received_s - (now - self._first_at)
         if ahead > self._first_s + BURST_MARGIN_S:
-            if not self._bursts:
-                self._bursts = True
+            self._bursts = True
             self._seen = True
 
     def answer_ended(self) -> None:

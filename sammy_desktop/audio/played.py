@@ -114,9 +114,6 @@ class PlayedReports:
         self._blocks_per_report = max(1, _REPORT_MS // block_ms)
         self._reports: collections.deque[PlayedReport] = collections.deque()
         self._pumped_at = 0.0  # when the capture last took the reports (written by the loop)
-        # Reports queued (by the callback) and taken (by the loop): their difference waits.
-        self._queued = 0
-        self._taken = 0
         # The stream generation of the latest block, and how many reports of a new stream
         # still wake the loop each (callback thread).
         self._generation = -1
@@ -171,7 +168,7 @@ class PlayedReports:
             or starting
             or (
                 self._clock() - self._pumped_at > _PUMP_FRESH_S
-                and self._queued - self._taken >= _REPORTS_PER_WAKEUP
+                and len(self._reports) >= _REPORTS_PER_WAKEUP
             )
         ):
             self.loop_wakeups += 1
@@ -186,12 +183,9 @@ class PlayedReports:
         """The queued reports, oldest first, each removed as it is handed out (loop)."""
         reports = self._reports
         while reports:
-            report = reports.popleft()
-            self._taken += 1
-            yield report
+            yield reports.popleft()
 
     def _queue(self, generation: int, time_info: Any) -> None:
-        self._queued += 1
         batch = self._batch
         self._reports.append(
             PlayedReport(
