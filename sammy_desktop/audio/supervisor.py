@@ -143,6 +143,7 @@ class StreamSupervisor:
         self._paused = False
         self._stopping_for_pause = False
         self._pausing: asyncio.Future[None] | None = None
+        self._starting_at_once = False  # resume() began the start; the task awaits it
         self._recovering = False
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
@@ -287,10 +288,33 @@ class StreamSupervisor:
             self._wake.set()
 
     def resume(self) -> None:
-        """Start a paused stream again (a few milliseconds); nothing if it runs."""
+        """Start a paused stream again (a few milliseconds); nothing if it runs.
+
+        The start is handed to a worker thread here and now, not when the supervising task
+        next runs: whoever resumes may keep the loop busy for a while (a burst of the
+        model's audio is parsed in one go, 7-10 ms in bench/audio_trace.py's trace), and the
+        speaker's first sample waits for the start. The task then only awaits it.
+        """
         if self._pause_wanted:
             self._pause_wanted = False
+            self._start_at_once()
             self._wake.set()
+
+    def _start_at_once(self) -> None:
+        stream = self._stream
+        busy = self._pausing is not None and not self._pausing.done()
+        if (
+            stream is None
+            or not self._paused
+            or busy
+            or self._stopping
+            or self._switch_requested
+            or self._recheck_wanted
+            or self._failure.is_set()
+        ):
+            return  # the supervising task starts it, in turn, once it is free
+        self._pausing = asyncio.get_running_loop().run_in_executor(None, stream.start)
+        self._starting_at_once = True
 
     async def stop(self) -> None:
         """Stop supervising and close the stream."""
@@ -414,6 +438,7 @@ class StreamSupervisor:
         if stream is None:
             return
         pausing, self._pausing = self._pausing, None
+        self._starting_at_once = False
         if pausing is not None and not pausing.done():
             with contextlib.suppress(sd.PortAudioError, TimeoutError):
                 await asyncio.wait_for(asyncio.shield(pausing), _CLOSE_TIMEOUT_S)
@@ -438,7 +463,7 @@ class StreamSupervisor:
                 if self._recheck_wanted:
                     await self._recheck_device()
                     continue
-                if self._pause_wanted != self._paused:
+                if self._starting_at_once or self._pause_wanted != self._paused:
                     await self._apply_pause()
                     continue
                 # A paused stream has nothing to watch: sleep until asked for something.
@@ -483,15 +508,21 @@ class StreamSupervisor:
         """Stop or start the stream as :meth:`pause` / :meth:`resume` asked."""
         stream = self._stream
         pause = self._pause_wanted
-        if stream is None:
+        if self._starting_at_once and self._pausing is not None:
+            # resume() started it already: see that through first (a pause asked since
+            # comes on the next turn of the task's loop).
+            pause = False
+        elif stream is None:
             self._paused = pause  # nothing open; the next open starts running anyway
             return
-        self._stopping_for_pause = pause
-        # Not cancelled with the task: stop() waits for it before it closes the stream, so
-        # two PortAudio calls never run on one stream at once.
-        self._pausing = asyncio.ensure_future(
-            asyncio.to_thread(stream.abort if pause else stream.start)
-        )
+        else:
+            self._stopping_for_pause = pause
+            # Not cancelled with the task: stop() waits for it before it closes the stream,
+            # so two PortAudio calls never run on one stream at once.
+            self._pausing = asyncio.ensure_future(
+                asyncio.to_thread(stream.abort if pause else stream.start)
+            )
+        self._starting_at_once = False
         try:
             await asyncio.shield(self._pausing)
         except sd.PortAudioError as exc:

@@ -7,6 +7,7 @@ checked with a stream whose callbacks the test decides, on a clock the test move
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import pytest
@@ -147,3 +148,50 @@ async def test_a_stream_that_will_not_start_again_is_reopened(
         assert not supervisor.is_paused
     finally:
         await supervisor.stop()
+
+
+class BlockingStartStream(FakeStream):
+    """A stream whose start() says, across threads, that it ran."""
+
+    def __init__(self, finished: Callable[[], None]) -> None:
+        super().__init__(finished)
+        self.started = threading.Event()
+
+    def start(self) -> None:
+        super().start()
+        self.started.set()
+
+
+@pytest.mark.usefixtures("fake_device")
+async def test_resume_starts_the_stream_while_the_loop_is_still_busy(
+    bus: EventBus, events: EventLog
+) -> None:
+    # The speaker is resumed from play(), in the middle of a burst of the model's audio that
+    # keeps the loop busy: the start must not wait for the supervising task's next turn.
+    streams: list[BlockingStartStream] = []
+
+    def opener(
+        _device: AudioDevice, _generation: int, finished: Callable[[], None]
+    ) -> BlockingStartStream:
+        streams.append(BlockingStartStream(finished))
+        return streams[-1]
+
+    supervisor = StreamSupervisor(bus, "output", "", opener, stall_timeout_s=30)
+    await supervisor.start()
+    try:
+        supervisor.pause()
+        await until(lambda: supervisor.is_paused)
+        supervisor.resume()
+        # Blocking the loop on purpose: only a worker thread can start the stream now.
+        assert streams[0].started.wait(timeout=5)
+        assert streams[0].starts == 1
+        # A pause asked while that start was on its way is applied after it, in turn.
+        supervisor.pause()
+        await until(lambda: supervisor.is_paused and streams[0].aborts == 2)
+        supervisor.resume()
+        await until(lambda: streams[0].starts == 2 and not supervisor.is_paused)
+        assert supervisor.is_running
+    finally:
+        await supervisor.stop()
+    assert streams[0].closed
+    assert events.of(StreamError) == []
