@@ -340,6 +340,9 @@ class VoiceResult:
 
     latencies_ms: list[float]
     key_up_to_activity_end_ms: list[float] = field(default_factory=list)
+    # The app only (bench/audio_trace.py): the answer's first message leaving the simulator
+    # -> its first sample at the speaker, per round.
+    answer_to_speaker_ms: list[float] = field(default_factory=list)
 
 
 def _pairs_after(marks: list[float], events: list[float]) -> list[float]:
@@ -356,6 +359,28 @@ def _pairs_after(marks: list[float], events: list[float]) -> list[float]:
     return out
 
 
+RELEASE_AFTER_SPEECH_S = 0.05
+"""Voice-to-voice: the talk key goes up this long after the speech's last chunk was fed."""
+
+
+def _speech_samples(workdir: Path) -> np.ndarray:
+    """The benchmark's sentence (make_speech) as int16 samples at the rig's rate."""
+    path, _seconds = make_speech(workdir)
+    left, _right, _rate = read_stereo(path)
+    return (left * 32767).astype(np.int16)
+
+
+def _speak(feeder: ToneFeeder, speech: np.ndarray) -> None:
+    """Say ``speech`` into the microphone; return RELEASE_AFTER_SPEECH_S after its end.
+
+    The same delay for every client and round: ``paplay`` returning after its drain put the
+    release 3-52 ms after the speech's end, noise as large as the differences measured.
+    """
+    feeder.start(speech)
+    written = feeder.wait_written()
+    time.sleep(max(0.0, written + RELEASE_AFTER_SPEECH_S - time.monotonic()))
+
+
 def voice_to_voice_app(
     rig: StereoRig,
     workdir: Path,
@@ -365,47 +390,71 @@ def voice_to_voice_app(
     env_extra: dict[str, str] | None = None,
 ) -> VoiceResult:
     """Voice-to-voice through the real app, the answer paced ``pacing`` (see echo_sim)."""
-    speech, _seconds = make_speech(workdir)
+    speech = _speech_samples(workdir)
     keyboard = XKeyboard()
     key_ups: list[float] = []
     recording = workdir / f"v2v-app-{pacing}.wav"
+    trace_file = workdir / f"trace-v2v-{pacing}.json"
+    env_extra = {"SAMMY_BENCH_TRACE": str(trace_file), **(env_extra or {})}
     try:
         with (
             SimProcess("turn", workdir, label=f"app-{pacing}", pacing=pacing) as sim,
             running_app(sim, workdir, env_extra=env_extra) as app,
+            ToneFeeder() as feeder,
             rig.recording(recording),
         ):
             for _ in range(rounds):
                 mark = app.count()
                 keyboard.press()
                 app.wait_for(TALK_PRESSED, after=mark)
-                play_into_mic(speech)
+                _speak(feeder, speech)
                 key_ups.append(keyboard.release())
                 app.wait_for(ANSWER_PLAYED, after=mark)
                 time.sleep(0.3)
     finally:
         keyboard.close()
+    answer_to_speaker: list[float] = []
+    if trace_file.exists():
+        answer_to_speaker = _pairs_after(
+            _answers_sent(sim.events), json.loads(trace_file.read_text())["answer_sounds"]
+        )
     return VoiceResult(
         answer_latencies_ms(recording, rounds),
         _pairs_after(key_ups, sim.times("activity_end")),
+        answer_to_speaker,
     )
+
+
+def _answers_sent(events: list[dict[str, object]]) -> list[float]:
+    """When each turn's first message with model audio left the simulator."""
+    firsts: list[float] = []
+    waiting = False
+    for event in events:
+        if event["kind"] == "activity_end":
+            waiting = True
+        elif waiting and event["kind"] == "sent.serverContent" and event.get("audio"):
+            firsts.append(float(cast("float", event["t"])))
+            waiting = False
+    return firsts
 
 
 def voice_to_voice_reference(
     rig: StereoRig, workdir: Path, rounds: int, *, pacing: str = "realtime"
 ) -> VoiceResult:
     """Voice-to-voice through the starter-style client, the answer paced ``pacing``."""
-    speech, seconds = make_speech(workdir)
+    speech = _speech_samples(workdir)
+    seconds = len(speech) / RIG_RATE
     key_ups: list[float] = []
     recording = workdir / f"v2v-reference-{pacing}.wav"
     with (
         SimProcess("turn", workdir, label=f"reference-{pacing}", pacing=pacing) as sim,
         running_reference(sim) as client,
+        ToneFeeder() as feeder,
         rig.recording(recording),
     ):
         for _ in range(rounds):
             client.send("down")
-            play_into_mic(speech)
+            _speak(feeder, speech)
             key_ups.append(client.send("up"))
             # The starter has no "answer played" signal: give the echo its length and a margin.
             time.sleep(seconds + 1.2)

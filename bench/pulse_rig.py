@@ -358,6 +358,8 @@ class ToneFeeder:
         self._chunk = int(rate * self.CHUNK_S)
         self._tone = np.zeros(0, np.int16)
         self._position = 0
+        self._written_at = 0.0
+        self._written = threading.Event()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._proc = subprocess.Popen(
@@ -388,7 +390,19 @@ class ToneFeeder:
         with self._lock:
             self._tone = tone.astype(np.int16)
             self._position = 0
+            self._written.clear()
         return time.monotonic()
+
+    def wait_written(self, timeout: float = 60.0) -> float:
+        """Wait until the tone's last chunk went to pacat; returns when that was.
+
+        The tone ends at the microphone pacat's latency (10 ms, and at most the two chunks
+        the feeder keeps ahead) after this: the moment to release a key after speaking
+        at a fixed delay, which ``paplay`` returning after its drain is not (3-50 ms here).
+        """
+        if not self._written.wait(timeout):
+            raise TimeoutError("the tone feeder never finished the tone")
+        return self._written_at
 
     def _feed(self) -> None:
         assert self._proc.stdin is not None
@@ -399,6 +413,7 @@ class ToneFeeder:
             with self._lock:
                 part = self._tone[self._position : self._position + self._chunk]
                 self._position += len(part)
+                ends = len(part) > 0 and self._position >= len(self._tone)
             # Silence only while the pipe is empty: pacat and the null sink do not run on
             # exactly this clock, and a pipe that fills (64 KiB, 0.7 s here) would delay the
             # tone by as much.
@@ -410,6 +425,9 @@ class ToneFeeder:
                     self._proc.stdin.flush()
                 except (BrokenPipeError, ValueError):
                     return
+                if ends:
+                    self._written_at = time.monotonic()
+                    self._written.set()
             tick += self.CHUNK_S
             time.sleep(max(0.0, tick - time.monotonic()))
 
