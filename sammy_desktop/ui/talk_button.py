@@ -8,7 +8,7 @@ presses and releases; whether a press means "hold" or "toggle" is the window's b
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QPointF, QSize, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QAbstractButton, QSizePolicy, QWidget
 
 from sammy_desktop.ui.assets import Assets
@@ -20,6 +20,8 @@ __all__ = ["TalkButton", "TalkLook"]
 
 FACE_DIAMETER = 80
 RING_ROOM = 24
+_FACE_SIDE = FACE_DIAMETER + 8
+"""The face's cached square: the face and its focus ring (radius + 3, a 2 px pen)."""
 
 
 class TalkButton(QAbstractButton):
@@ -50,6 +52,7 @@ class TalkButton(QAbstractButton):
         self._focus = QColor("#4f6bed")
         self._look = TalkLook.IDLE
         self._level = 0.0
+        self._face_cache: tuple[tuple[object, ...], QPixmap] | None = None
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         # The focus ring only for focus that came by the keyboard (not a click, not start-up).
         track_keyboard_focus(self)
@@ -107,35 +110,69 @@ class TalkButton(QAbstractButton):
         return bool((dx**2 + dy**2) ** 0.5 <= FACE_DIAMETER / 2 + 4)
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        """Draw the ring, the face, the icon and (with keyboard focus) the focus ring."""
+        """Draw the ring, then the face (the face, its icon and any focus ring, cached)."""
         painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         center = QPointF(self.width() / 2, self.height() / 2)
-        radius = FACE_DIAMETER / 2
-        active = self._look in (TalkLook.LISTENING, TalkLook.SPEAKING) or self.isDown()
-        tone = self._speaking if self._look is TalkLook.SPEAKING else self._active
-
+        active = self._is_active()
         if active:
-            ring = radius + 4 + self._level * (RING_ROOM - 6)
-            halo = QColor(tone)
-            halo.setAlpha(60)
+            ring = FACE_DIAMETER / 2 + 4 + self._level * (RING_ROOM - 6)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             painter.setPen(Qt.PenStyle.NoPen)
+            halo = QColor(self._tone())
+            halo.setAlpha(60)
             painter.setBrush(halo)
             painter.drawEllipse(center, ring, ring)
+        face = self._face_pixmap(active)
+        corner = QPointF(center.x() - _FACE_SIDE / 2, center.y() - _FACE_SIDE / 2)
+        painter.drawPixmap(corner, face)
 
+    def _is_active(self) -> bool:
+        return self._look in (TalkLook.LISTENING, TalkLook.SPEAKING) or self.isDown()
+
+    def _tone(self) -> QColor:
+        return self._speaking if self._look is TalkLook.SPEAKING else self._active
+
+    def _face_pixmap(self, active: bool) -> QPixmap:
+        """The face as it looks now, drawn once per look.
+
+        The ring repaints 20-30 times a second while anyone speaks; the face and its icon
+        were most of each repaint's work.
+        """
+        focused = has_keyboard_focus(self)
+        ratio = self.devicePixelRatioF()
+        tone = self._tone()
+        key = (
+            self._look,
+            active,
+            focused,
+            ratio,
+            tone.rgba(),
+            *(color.rgba() for color in (self._face, self._border, self._icon)),
+            *(color.rgba() for color in (self._active_icon, self._focus)),
+        )
+        if self._face_cache is not None and self._face_cache[0] == key:
+            return self._face_cache[1]
+        pixmap = QPixmap(QSize(round(_FACE_SIDE * ratio), round(_FACE_SIDE * ratio)))
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        center = QPointF(_FACE_SIDE / 2, _FACE_SIDE / 2)
+        radius = FACE_DIAMETER / 2
         painter.setPen(QPen(tone if active else self._border, 1.5))
         face = QColor(tone if active else self._face)
         if self._look is TalkLook.UNAVAILABLE:
             face.setAlpha(140)
         painter.setBrush(face)
         painter.drawEllipse(center, radius, radius)
-
-        if has_keyboard_focus(self):
+        if focused:
             painter.setPen(QPen(self._focus, 2))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawEllipse(center, radius + 3, radius + 3)
-
         icon_color = self._active_icon if active else self._icon
         name = "mic-off" if self._look is TalkLook.UNAVAILABLE else "mic"
-        pixmap = self._assets.pixmap(name, icon_color.name(), 30)
-        painter.drawPixmap(QPointF(center.x() - 15, center.y() - 15), pixmap)
+        icon = self._assets.pixmap(name, icon_color.name(), 30)
+        painter.drawPixmap(QPointF(center.x() - 15, center.y() - 15), icon)
+        painter.end()
+        self._face_cache = (key, pixmap)
+        return pixmap

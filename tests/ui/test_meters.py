@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -85,6 +86,36 @@ def test_the_ring_repaints_only_while_it_moves(qtbot: QtBot) -> None:
     for _ in range(10):
         button.set_level_dbfs(-10.0)
     assert counter.settle() == moved
+
+
+def test_the_ring_s_face_is_drawn_once_per_look_and_follows_the_look_and_colours(
+    qtbot: QtBot,
+) -> None:
+    # The face is cached (the ring repaints 20-30 times a second while anyone speaks): a
+    # stale face would show the wrong state, so each look and colour must still show.
+    button = TalkButton(Assets())
+    qtbot.addWidget(button)
+    button.show()
+    qtbot.waitExposed(button)
+
+    def face_colour() -> str:
+        # Beside the icon, inside the face: the face's own fill.
+        image = button.grab().toImage()
+        return str(image.pixelColor(button.width() // 2 - 30, button.height() // 2).name())
+
+    idle = face_colour()
+    button.set_look(TalkLook.LISTENING)
+    assert face_colour() == button.property("activeColor").name()
+    cached = button._face_pixmap(active=True)
+    button.set_level_dbfs(-10.0)
+    button.grab()
+    assert button._face_pixmap(active=True) is cached, "a level drew the face again"
+    button.set_look(TalkLook.SPEAKING)
+    assert face_colour() == button.property("speakingColor").name()
+    button.setProperty("speakingColor", QColor("#aa3300"))
+    assert face_colour() == "#aa3300"
+    button.set_look(TalkLook.IDLE)
+    assert face_colour() == idle != "#aa3300"
 
 
 def _falling(meter: LevelMeter) -> bool:
