@@ -38,7 +38,7 @@ Direction = Literal["input", "output"]
 
 @dataclass(frozen=True, slots=True)
 class AudioLevel(Event):
-    """The RMS level of the microphone or of what we play, about 30 times a second.
+    """The RMS level of the microphone (about 30 times a second) or of what we play (20).
 
     Attributes:
         direction: ``"input"`` (microphone, after echo cancellation) or ``"output"``.

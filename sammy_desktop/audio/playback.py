@@ -59,6 +59,12 @@ _log = logging.getLogger(__name__)
 
 # The wire rate first (no resampling), then the rate most devices run at natively.
 _PREFERRED_DEVICE_RATES: Final = (OUTPUT_RATE, 48_000)
+OUTPUT_LEVEL_HZ: Final = 20.0
+"""Readings a second of what plays (the microphone's are 30). Each reading repaints the
+window's ring and meter while an answer plays, the largest part of the app's CPU then under
+software rendering (docs/benchmarks.md, "Where the time goes"); 20 a second still moves
+with the voice, and the microphone, which the person watches to see they are heard,
+keeps 30."""
 
 
 def _pcm16(pcm: object, caller: str) -> bytes:
@@ -153,7 +159,7 @@ class AudioPlayback:
         self._echo = echo_canceller
         self._effects = EffectsMixer(max_effects_ms=max_effects_ms)
         self._reports = PlayedReports(block_ms, clock=self._scheduler.time)
-        self._meter = LevelMeter(OUTPUT_RATE, self._report_level)
+        self._meter = LevelMeter(OUTPUT_RATE, self._report_level, rate_hz=OUTPUT_LEVEL_HZ)
         self._stream = StreamOwner(
             bus,
             "output",

@@ -120,7 +120,7 @@ class EventBridge(QObject):
     input_level = Signal(float)
     """The microphone's level in dBFS, about 30 times a second."""
     output_level = Signal(float)
-    """The level of what is played, in dBFS."""
+    """The level of what is played, in dBFS, about 20 times a second."""
     playback_started = Signal(PlaybackStarted)
     playback_drained = Signal(PlaybackDrained)
     device_fallback = Signal(DeviceFallback)

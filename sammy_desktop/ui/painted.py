@@ -32,7 +32,7 @@ METER_FLOOR_DBFS = -60.0
 METER_QUIET_MS = 250
 """A meter that gets no level for this long falls to the floor: nothing plays or listens.
 
-Levels come about 30 times a second while a stream runs, so this is several missed ones.
+Levels come 20-30 times a second while a stream runs, so this is several missed ones.
 """
 
 _FALL_STEP_MS = 33
@@ -145,7 +145,7 @@ class LevelMeter(QWidget):
         """Show a new level; a drop is eased so the bar does not flicker.
 
         Repaints (and updates the accessible description) only when what is shown
-        changes: levels arrive 30 times a second, and most of them, in a quiet room or
+        changes: levels arrive 20-30 times a second, and most of them, in a quiet room or
         at a steady level, would redraw the same pixels.
         """
         self._falling.stop()
