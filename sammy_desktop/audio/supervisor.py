@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Protocol
+from typing import Final, Protocol
 
 import sounddevice as sd
 
@@ -56,6 +56,11 @@ __all__ = [
 _log = logging.getLogger(__name__)
 
 _CLOSE_TIMEOUT_S = 2.0
+RECOVERY_PROOF_S: Final = 0.1
+"""A reopened stream has recovered once its callbacks have come for this long. Its first
+ones come at once, PortAudio filling the device buffer, even from a device that then
+delivers nothing: a PulseAudio sink just resumed did that (the devices test's second stall
+right after a "recovered"), and the person was told twice of one outage."""
 _RETRY_DELAYS_S = (0.2, 0.5, 1.0, 2.0)
 
 
@@ -134,6 +139,7 @@ class StreamSupervisor:
         self._device: AudioDevice | None = None
         self._generation = 0
         self._last_alive = 0.0
+        self._alive_since: float | None = None  # the current stream's first callback
         self._failure = asyncio.Event()
         self._failure_reason = ""
         # Set by anything the supervising task must act on: a failure, a switch, a pause or
@@ -330,12 +336,15 @@ class StreamSupervisor:
         """Note, on the loop, that a callback of stream ``generation`` arrived."""
         if generation != self._generation:
             return
-        self._last_alive = self._scheduler.time()
+        now = self._last_alive = self._scheduler.time()
+        if self._alive_since is None:
+            self._alive_since = now
         if self._announce_switch and self._device is not None:
             self._announce_switch = False
             _log.info("%s stream switched to %r", self._direction, self._device.name)
             self._bus.emit(DeviceSwitched(self._direction, self._device_name, self._device.name))
-        if self._recovering and self._device is not None:
+        proven = now - self._alive_since >= RECOVERY_PROOF_S
+        if self._recovering and self._device is not None and proven:
             self._recovering = False
             _log.info("%s stream recovered on %r", self._direction, self._device.name)
             self._bus.emit(StreamRecovered(self._direction, self._device.name))
@@ -406,6 +415,7 @@ class StreamSupervisor:
         self._device = choice.device
         self._paused = False  # the opener starts the stream
         self._last_alive = self._scheduler.time()
+        self._alive_since = None
         self._failure = asyncio.Event()
         if self._on_running is not None:
             self._on_running(stream, choice.device)
