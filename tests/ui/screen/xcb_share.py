@@ -30,6 +30,7 @@ from sammy_desktop.config.store import SettingsStore
 from sammy_desktop.core.events import AgentState
 from sammy_desktop.core.screen import VideoFrame
 from sammy_desktop.ui.controls import UiTasks
+from sammy_desktop.ui.screen.policy import FramePolicy
 from sammy_desktop.ui.screen.share import ScreenShare
 from sammy_desktop.ui.screen.sources import list_sources
 from sammy_desktop.ui.settings_state import SettingsState
@@ -149,6 +150,16 @@ async def share_the_screen(output: Path, settings_state: SettingsState) -> None:
     await shown(picture)
     agent = Agent()
     tasks = UiTasks()
+    # When each frame was taken, the send policy's own moments: a frame reaches the agent
+    # once it is encoded on a worker, which takes longer for some than for others.
+    taken_at: list[float] = []
+    policy_taken = FramePolicy.taken
+
+    def taken(policy: FramePolicy, now: float) -> None:
+        taken_at.append(now)
+        policy_taken(policy, now)
+
+    FramePolicy.taken = taken  # type: ignore[method-assign, assignment]
     share = ScreenShare(agent, settings_state, tasks)
     stopped: list[str] = []
     share.stopped.connect(stopped.append)
@@ -182,9 +193,11 @@ async def share_the_screen(output: Path, settings_state: SettingsState) -> None:
             "stopped": stopped,
             "grabs_after_stop": share.frames_unchanged + len(agent.frames) - grabs_at_stop,
             "screen": [screen.geometry().width(), screen.geometry().height()],
+            "taken": taken_at,
         },
     )
     share.close()
+    FramePolicy.taken = policy_taken  # type: ignore[method-assign]
 
 
 async def share_a_window(output: Path, settings_state: SettingsState) -> None:
