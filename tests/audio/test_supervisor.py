@@ -7,8 +7,9 @@ checked with a stream whose callbacks the test decides, on a clock the test move
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 import sounddevice as sd
@@ -63,6 +64,21 @@ def fake_device(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         supervisor_module, "resolve_device", lambda _name, _direction: DeviceChoice(DEVICE, "")
     )
+
+
+@contextlib.asynccontextmanager
+async def paused_supervisor(
+    bus: EventBus, opener: Callable[..., FakeStream]
+) -> AsyncIterator[StreamSupervisor]:
+    """A supervisor of the output, its stream opened and then paused; stopped on the way out."""
+    supervisor = StreamSupervisor(bus, "output", "", opener, stall_timeout_s=30)
+    await supervisor.start()
+    try:
+        supervisor.pause()
+        await until(lambda: supervisor.is_paused)
+        yield supervisor
+    finally:
+        await supervisor.stop()
 
 
 @pytest.mark.usefixtures("fake_device")
@@ -141,19 +157,13 @@ async def test_a_stream_that_will_not_start_again_is_reopened(
         streams.append(stream)
         return stream
 
-    supervisor = StreamSupervisor(bus, "output", "", opener, stall_timeout_s=30)
-    await supervisor.start()
-    try:
-        supervisor.pause()
-        await until(lambda: supervisor.is_paused)
+    async with paused_supervisor(bus, opener) as supervisor:
         supervisor.resume()
         error = await events.wait_for(StreamError, within_s=3)
         assert "would not start again" in error.reason
         await until(lambda: len(streams) == 2)
         await until(lambda: _called_back(supervisor) and bool(events.of(StreamRecovered)))
         assert not supervisor.is_paused
-    finally:
-        await supervisor.stop()
 
 
 def _called_back(supervisor: StreamSupervisor) -> bool:
@@ -188,11 +198,7 @@ async def test_resume_starts_the_stream_while_the_loop_is_still_busy(
         streams.append(BlockingStartStream(finished))
         return streams[-1]
 
-    supervisor = StreamSupervisor(bus, "output", "", opener, stall_timeout_s=30)
-    await supervisor.start()
-    try:
-        supervisor.pause()
-        await until(lambda: supervisor.is_paused)
+    async with paused_supervisor(bus, opener) as supervisor:
         supervisor.resume()
         # Blocking the loop on purpose: only a worker thread can start the stream now.
         assert streams[0].started.wait(timeout=5)
@@ -203,7 +209,5 @@ async def test_resume_starts_the_stream_while_the_loop_is_still_busy(
         supervisor.resume()
         await until(lambda: streams[0].starts == 2 and not supervisor.is_paused)
         assert supervisor.is_running
-    finally:
-        await supervisor.stop()
     assert streams[0].closed
     assert events.of(StreamError) == []
