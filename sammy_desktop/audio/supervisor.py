@@ -149,7 +149,9 @@ class StreamSupervisor:
         self._paused = False
         self._stopping_for_pause = False
         self._pausing: asyncio.Future[None] | None = None
-        self._starting_at_once = False  # resume() began the start; the task awaits it
+        # A start or stop under way whose outcome the task has not applied yet (begun by
+        # resume(), or by the task itself); resume() starts nothing while it is.
+        self._unapplied = False
         self._recovering = False
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
@@ -308,7 +310,8 @@ class StreamSupervisor:
 
     def _start_at_once(self) -> None:
         stream = self._stream
-        busy = self._pausing is not None and not self._pausing.done()
+        # Paused and resumed again before the task applied the last start: it runs already.
+        busy = self._unapplied or (self._pausing is not None and not self._pausing.done())
         if (
             stream is None
             or not self._paused
@@ -320,7 +323,7 @@ class StreamSupervisor:
         ):
             return  # the supervising task starts it, in turn, once it is free
         self._pausing = asyncio.get_running_loop().run_in_executor(None, stream.start)
-        self._starting_at_once = True
+        self._unapplied = True
 
     async def stop(self) -> None:
         """Stop supervising and close the stream."""
@@ -448,7 +451,7 @@ class StreamSupervisor:
         if stream is None:
             return
         pausing, self._pausing = self._pausing, None
-        self._starting_at_once = False
+        self._unapplied = False
         if pausing is not None and not pausing.done():
             with contextlib.suppress(sd.PortAudioError, TimeoutError):
                 await asyncio.wait_for(asyncio.shield(pausing), _CLOSE_TIMEOUT_S)
@@ -473,7 +476,7 @@ class StreamSupervisor:
                 if self._recheck_wanted:
                     await self._recheck_device()
                     continue
-                if self._starting_at_once or self._pause_wanted != self._paused:
+                if self._unapplied or self._pause_wanted != self._paused:
                     await self._apply_pause()
                     continue
                 # A paused stream has nothing to watch: sleep until asked for something.
@@ -518,7 +521,7 @@ class StreamSupervisor:
         """Stop or start the stream as :meth:`pause` / :meth:`resume` asked."""
         stream = self._stream
         pause = self._pause_wanted
-        if self._starting_at_once and self._pausing is not None:
+        if self._unapplied and self._pausing is not None:
             # resume() started it already: see that through first (a pause asked since
             # comes on the next turn of the task's loop).
             pause = False
@@ -532,7 +535,7 @@ class StreamSupervisor:
             self._pausing = asyncio.ensure_future(
                 asyncio.to_thread(stream.abort if pause else stream.start)
             )
-        self._starting_at_once = False
+            self._unapplied = True
         try:
             await asyncio.shield(self._pausing)
         except sd.PortAudioError as exc:
@@ -543,6 +546,7 @@ class StreamSupervisor:
                 return
         finally:
             self._stopping_for_pause = False
+            self._unapplied = False  # only now: until here resume() must not start it again
         self._paused = pause
         self._last_alive = self._scheduler.time()
         _log.debug("%s stream %s", self._direction, "paused" if pause else "resumed")
