@@ -29,6 +29,7 @@ _log = logging.getLogger(__name__)
 
 FRAME_16K = INPUT_RATE // 100
 FRAME_24K = OUTPUT_RATE // 100
+ERLE_WINDOW_S = 0.5
 
 
 def erle_db(mic: np.ndarray, processed: np.ndarray) -> float:
@@ -237,15 +238,30 @@ async def test_echo_is_removed_through_the_real_devices(
         await raw_capture.stop()
         await engine.stop()
 
-    # Echo only: after the canceller's first second of adaptation, while the speech played.
-    erle = erle_db(raw.between(started + 1.0, drained), processed.between(started + 1.0, drained))
+    # Echo only: after the canceller's first second of adaptation, while the speech played,
+    # in half-second windows. A device underrun on a busy machine (the CI's: three in one
+    # run) moves the echo against the reference, and the canceller takes up to a window to
+    # find it again: the whole stretch's ratio is ruled by that window (19 dB once, 30-52
+    # here), the windows' median by how well the echo is removed (about 50 dB here; the
+    # bound is a regression guard well below it, with no canceller it is near 0).
+    windows = np.arange(started + 1.0, drained - ERLE_WINDOW_S, ERLE_WINDOW_S)
+    erle = [
+        erle_db(raw.between(t, t + ERLE_WINDOW_S), processed.between(t, t + ERLE_WINDOW_S))
+        for t in windows
+    ]
     kept = energy(processed.between(near_from, near_until)) / energy(
         raw.between(near_from, near_until)
     )
-    _log.info("device ERLE %.1f dB, near-end energy kept %.0f %%", erle, kept * 100)
+    _log.info(
+        "device ERLE by window %s dB (%d device underflows), near-end energy kept %.0f %%",
+        " ".join(f"{w:.0f}" for w in erle),
+        engine.playback.device_underflows,
+        kept * 100,
+    )
     echo_level = rms_dbfs(raw.between(started + 1.0, drained))
     assert echo_level > -35.0, f"too little echo reached the mic ({echo_level:.0f} dBFS)"
-    assert erle >= 25.0
+    assert len(erle) >= 10, "the far-end speech is about 8 s long"
+    assert float(np.median(erle)) >= 30.0
     assert kept >= 0.5
 
 
