@@ -289,7 +289,8 @@ class StreamSupervisor:
 
         Returns at once; the supervising task stops the stream in a worker thread. While
         paused the stall watchdog rests and PortAudio's finished callback is expected, not a
-        failure. A stream reopened meanwhile (a failure, a device switch) starts running.
+        failure. A stream reopened meanwhile (a failure, a device switch) starts running,
+        and pauses once its callbacks have proven it (see :attr:`_proving`).
         """
         if not self._pause_wanted:
             self._pause_wanted = True
@@ -351,6 +352,20 @@ class StreamSupervisor:
             self._recovering = False
             _log.info("%s stream recovered on %r", self._direction, self._device.name)
             self._bus.emit(StreamRecovered(self._direction, self._device.name))
+        if self._pause_wanted and not self._paused and not self._proving:
+            self._wake.set()  # the pause held back while it proved itself
+
+    @property
+    def _proving(self) -> bool:
+        """Whether a stream opened for a switch or after a failure has yet to prove itself.
+
+        It runs until then, paused or not: its callbacks are what announce the switch
+        (:class:`DeviceSwitched`) and the recovery (:class:`StreamRecovered`), and what the
+        stall watchdog watches. Paused at once, a resting speaker moved to a device that
+        came back said so only at the next answer, and one reopened on a dead device was
+        not found dead until then.
+        """
+        return not self._paused and (self._announce_switch or self._recovering)
 
     def finished_callback(self, generation: int) -> Callable[[], None]:
         """A PortAudio finished callback for stream ``generation`` (runs on PortAudio's thread)."""
@@ -476,7 +491,7 @@ class StreamSupervisor:
                 if self._recheck_wanted:
                     await self._recheck_device()
                     continue
-                if self._unapplied or self._pause_wanted != self._paused:
+                if self._unapplied or (self._pause_wanted != self._paused and not self._proving):
                     await self._apply_pause()
                     continue
                 # A paused stream has nothing to watch: sleep until asked for something.

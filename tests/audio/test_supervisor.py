@@ -14,7 +14,13 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 import sounddevice as sd
 
-from sammy_desktop.audio import AudioDevice, DeviceChoice, StreamError, StreamRecovered
+from sammy_desktop.audio import (
+    AudioDevice,
+    DeviceChoice,
+    DeviceSwitched,
+    StreamError,
+    StreamRecovered,
+)
 from sammy_desktop.audio import supervisor as supervisor_module
 from sammy_desktop.audio.supervisor import RECOVERY_PROOF_S, StreamSupervisor
 from sammy_desktop.eventbus import EventBus
@@ -68,10 +74,12 @@ def fake_device(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @contextlib.asynccontextmanager
 async def paused_supervisor(
-    bus: EventBus, opener: Callable[..., FakeStream]
+    bus: EventBus, opener: Callable[..., FakeStream], scheduler: ManualScheduler | None = None
 ) -> AsyncIterator[StreamSupervisor]:
     """A supervisor of the output, its stream opened and then paused; stopped on the way out."""
-    supervisor = StreamSupervisor(bus, "output", "", opener, stall_timeout_s=30)
+    supervisor = StreamSupervisor(
+        bus, "output", "", opener, stall_timeout_s=30, scheduler=scheduler
+    )
     await supervisor.start()
     try:
         supervisor.pause()
@@ -211,3 +219,79 @@ async def test_resume_starts_the_stream_while_the_loop_is_still_busy(
         assert supervisor.is_running
     assert streams[0].closed
     assert events.of(StreamError) == []
+
+
+def _recording_opener(streams: list[FakeStream]) -> Callable[..., FakeStream]:
+    def opener(_device: AudioDevice, _generation: int, finished: Callable[[], None]) -> FakeStream:
+        streams.append(FakeStream(finished))
+        return streams[-1]
+
+    return opener
+
+
+@pytest.mark.usefixtures("fake_device")
+async def test_a_resting_stream_moved_to_another_device_rests_again_once_it_called_back(
+    bus: EventBus, events: EventLog
+) -> None:
+    # A resting speaker whose device came back (or that the settings move): its first
+    # callback on the new device is what says so, so it runs until that comes.
+    streams: list[FakeStream] = []
+    clock = ManualScheduler()
+    async with paused_supervisor(bus, _recording_opener(streams), clock) as supervisor:
+        assert clock.pending == []  # resting: nothing watched
+        supervisor.switch_device("Headphones")
+        await until(lambda: len(streams) == 2)
+        # Running and watched, though a pause is still asked for: no callback yet.
+        assert await clock.timer_set() == pytest.approx(1.0)
+        assert streams[1].aborts == 0 and not supervisor.is_paused
+        assert events.of(DeviceSwitched) == []
+        supervisor.alive(supervisor.generation)
+        switched = await events.wait_for(DeviceSwitched)
+        assert switched.device == DEVICE.name
+        # Proven: it rests again.
+        await until(lambda: supervisor.is_paused and streams[1].aborts == 1)
+    assert events.of(StreamError) == []
+
+
+@pytest.mark.usefixtures("fake_device")
+async def test_a_resting_stream_reopened_after_a_failure_rests_again_once_it_recovered(
+    bus: EventBus, events: EventLog
+) -> None:
+    streams: list[FakeStream] = []
+    clock = ManualScheduler()
+    async with paused_supervisor(bus, _recording_opener(streams), clock) as supervisor:
+        supervisor.report_failure("the sound server restarted")
+        await events.wait_for(StreamError)
+        assert await clock.timer_set() == pytest.approx(0.2)  # the first backoff step
+        clock.advance(0.2)
+        await until(lambda: len(streams) == 2)
+        assert await clock.timer_set() == pytest.approx(1.0)  # running and watched
+        supervisor.alive(supervisor.generation)
+        clock.advance(RECOVERY_PROOF_S)
+        supervisor.alive(supervisor.generation)
+        await events.wait_for(StreamRecovered)
+        await until(lambda: supervisor.is_paused and streams[1].aborts == 1)
+        assert clock.pending == []  # resting again: nothing watched
+    assert len(events.of(StreamError)) == 1
+
+
+@pytest.mark.usefixtures("fake_device")
+async def test_a_resting_stream_reopened_on_a_device_that_never_calls_back_is_found_dead(
+    bus: EventBus, events: EventLog
+) -> None:
+    # Paused at once, it would have waited, unwatched, for the next answer to find out.
+    streams: list[FakeStream] = []
+    clock = ManualScheduler()
+    async with paused_supervisor(bus, _recording_opener(streams), clock) as supervisor:
+        supervisor.report_failure("the sound server restarted")
+        assert await clock.timer_set() == pytest.approx(0.2)
+        clock.advance(0.2)
+        await until(lambda: len(streams) == 2)
+        while True:
+            await clock.timer_set()  # the watchdog's next look, or the backoff after a stall
+            if supervisor.failures == 2:
+                break
+            clock.advance(1.0)  # no callback between the looks
+        assert clock.now == pytest.approx(0.2 + 31.0)  # one stall timeout (30 s) and a look
+        assert events.of(StreamRecovered) == []
+        assert len(events.of(StreamError)) == 1  # still the one outage
