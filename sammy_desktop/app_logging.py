@@ -182,8 +182,11 @@ def configure_logging(
         file_handler._sammy_handler = True  # type: ignore[attr-defined]
         root.addHandler(file_handler)
 
-    # Third-party chatter stays out of the console unless asked for.
-    for noisy in ("websockets", "httpx", "httpcore", "google_genai", "asyncio"):
+    # Third-party chatter stays out of the console and the file. qasync's executor logs
+    # every job at DEBUG with the repr of its arguments and result (what the person said,
+    # on its way to the history file), four lines a job, the speaker's start on the way to
+    # an answer's first sample among them.
+    for noisy in ("websockets", "httpx", "httpcore", "google_genai", "asyncio", "qasync"):
         logging.getLogger(noisy).setLevel(max(logging.INFO, root.level))
     install_exception_hooks()
     return redactor

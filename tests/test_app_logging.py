@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import qasync
 
 from sammy_desktop.app_logging import REDACTED, RedactingFilter, configure_logging
 
@@ -201,3 +202,21 @@ def test_the_log_file_is_owner_only(
     _, log_file, _ = configured
     logging.getLogger("sammy_desktop.test").info("hello")
     assert stat.S_IMODE(log_file.stat().st_mode) == 0o600
+
+
+def test_what_the_app_hands_to_worker_threads_stays_out_of_the_log_file(
+    configured: tuple[io.StringIO, Path, RedactingFilter],
+) -> None:
+    # qasync's executor logs every job at DEBUG with the repr of its arguments and result:
+    # what the person said on its way to the history file, four lines per job (a speaker
+    # start on the way to an answer's first sample among them), each made on the loop or
+    # the worker.
+    stream, log_file, _redactor = configured
+    said = "my bank PIN is four four seven one"
+    with qasync.QThreadExecutor(1) as executor:
+        assert executor.submit(str.upper, said).result(timeout=10) == said.upper()
+    logging.getLogger("sammy_desktop.test").debug("after the job")
+    written = log_file.read_text(encoding="utf-8")
+    assert "after the job" in written  # the file does get DEBUG
+    assert said not in written and said.upper() not in written
+    assert said not in stream.getvalue()
