@@ -22,7 +22,7 @@ from sammy_desktop.audio import (
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.wire_audio import OUTPUT_RATE
 from tests.audio.signals import best_lag, tone
-from tests.audio.test_echo import StampedBlocks, erle_db
+from tests.audio.test_echo import StampedBlocks, erle_by_window
 from tests.audio.virtual_devices import MonitorRecorder
 from tests.helpers.events import EventLog
 
@@ -161,7 +161,10 @@ async def test_an_effect_looped_into_the_mic_is_cancelled(
         await engine.stop()
 
     echo = raw.between(started + 1.0, ended)
-    erle = erle_db(echo, processed.between(started + 1.0, ended))
-    _log.info("effect ERLE %.1f dB", erle)
+    # By window, as the speech's echo test does: the whole stretch read 21 dB once on the
+    # CI, ruled by the window after a device underrun.
+    erle = erle_by_window(raw, processed, started + 1.0, ended)
+    _log.info("effect ERLE by window %s dB", " ".join(f"{w:.0f}" for w in erle))
     assert rms_dbfs(echo) > -35.0, "too little of the effect reached the mic"
-    assert erle >= 25.0
+    assert len(erle) >= 6, "the effect is 5 s long"
+    assert float(np.median(erle)) >= 30.0
