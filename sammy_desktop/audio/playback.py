@@ -67,19 +67,6 @@ with the voice, and the microphone, which the person watches to see they are hea
 keeps 30."""
 
 
-def _primed_output_stream(**settings: Any) -> sd.RawOutputStream:
-    """An output stream whose start fills the device buffer from the callback.
-
-    PortAudio's default fills it with silence of its own and asks the callback only as it
-    plays out: an answer that starts a resting speaker then waited behind it. Primed, the
-    first callbacks write the answer's own first samples (the output path measured alone,
-    a click played back through a resting stream started for it: 13.3 -> 11.8 ms median over
-    six A/B runs of 30 clicks, docs/benchmarks.md). A woken stream that must not start with
-    speech still gets its silence first, from :class:`SpeakerStandby`.
-    """
-    return sd.RawOutputStream(prime_output_buffers_using_stream_callback=True, **settings)
-
-
 def _pcm16(pcm: object, caller: str) -> bytes:
     """``pcm`` as bytes of whole 16-bit samples, or a clear error naming ``caller``."""
     if not isinstance(pcm, bytes | bytearray | memoryview):
@@ -177,7 +164,7 @@ class AudioPlayback:
             bus,
             "output",
             device,
-            stream_class=_primed_output_stream,
+            stream_class=sd.RawOutputStream,
             what="speaker",
             preferred_rates=_PREFERRED_DEVICE_RATES,
             samplerate=samplerate,
@@ -441,7 +428,7 @@ class AudioPlayback:
         def callback(outdata: Any, frames: int, time_info: Any, status: Any) -> None:
             # Speech (or silence to prime a woken stream), effects on top, then report.
             # Never block here.
-            if status.output_underflow:  # not priming_output: a start fills the buffer
+            if status:
                 self.device_underflows += 1  # written by this thread only
             needed = frames * SAMPLE_WIDTH
             flush_generation = jitter.generation
