@@ -11,7 +11,9 @@ window shows).
 from __future__ import annotations
 
 import importlib
+import threading
 import typing
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import pydantic
@@ -34,24 +36,36 @@ _MESSAGE_ROOT = "LiveServerMessage"
 ``Part``), which the app builds for each answer to a tool call."""
 
 
+_BUILD_LOCK = threading.Lock()
+_built: list[int] = []  # how many models, once built
+
+
 def build_message_models() -> int:
-    """Build the SDK's pydantic models for the messages of a session, now.
+    """Build the SDK's pydantic models for the messages of a session, once per process.
 
     google-genai declares its models with ``defer_build``: each is built the first time a
     message needs one, inside ``receive()`` (``_remove_extra_fields`` rebuilds each model it
-    meets). The first answer's first audio message built most of ``LiveServerMessage``'s
-    tree then, 23 ms on this machine (after ``setupComplete``'s 15), and the answer's first
-    sample waited for it; the first transcription, usage report and tool call about a
-    millisecond each, the first tool response 3. Built here, once: 55 models in 60-70 ms.
+    meets; docs/live-service.md R12). The first answer's first audio message built most of
+    ``LiveServerMessage``'s tree then, 23 ms on this machine (after ``setupComplete``'s 15),
+    and the answer's first sample waited for it; the first transcription, usage report and
+    tool call about a millisecond each. Built here: 55 models in 60-70 ms. Later calls, and
+    calls from other threads meanwhile, wait for the first and return at once.
 
-    Call it before anything on the loop uses the SDK (``DesktopApp`` does, on the worker
-    thread that loads the SDK, before the first connection may begin): pydantic's building
-    is not meant to run on two threads at once.
+    Run it off the loop before a connection opens: :meth:`LiveConnection.connect
+    <sammy_desktop.core.live.LiveConnection.connect>` does, and ``DesktopApp`` earlier still,
+    on the worker that loads the SDK. Nothing on the loop parses a frame until then, and
+    pydantic's building is not meant to run on two threads at once.
 
     Returns:
         How many models were looked at (built now, or already).
     """
-    sdk_types = importlib.import_module("google.genai.types")
+    with _BUILD_LOCK:
+        if not _built:
+            _built.append(_build(importlib.import_module("google.genai.types")))
+        return _built[0]
+
+
+def _build(sdk_types: ModuleType) -> int:
     seen: set[type[pydantic.BaseModel]] = set()
     waiting: list[object] = [getattr(sdk_types, _MESSAGE_ROOT)]
     while waiting:

@@ -32,7 +32,7 @@ import pydantic
 import websockets
 
 from sammy_desktop.core.failures import FailureKind, LiveConnectionError
-from sammy_desktop.live_sdk import errors, genai, types
+from sammy_desktop.live_sdk import build_message_models, errors, genai, types
 from sammy_desktop.wire_audio import INPUT_MIME
 
 if TYPE_CHECKING:
@@ -150,6 +150,9 @@ class LiveConnection:
         """
         if self._session is not None:
             raise RuntimeError("LiveConnection.connect() called twice without close()")
+        # Outside the timeout: the SDK's models, built on first use otherwise (inside the
+        # first answer); at once after the first time.
+        await asyncio.to_thread(build_message_models)
         stack = contextlib.AsyncExitStack()
         try:
             async with asyncio.timeout(self._connect_timeout_s):

@@ -72,3 +72,36 @@ def test_without_building_them_first_a_session_builds_them_message_by_message() 
 def test_loading_the_sdk_as_the_app_does_leaves_nothing_to_build_in_a_session() -> None:
     prepare = "from sammy_desktop.desktop_app import _load_live_sdk; _load_live_sdk()"
     assert _schemas_built_while_parsing(prepare) == []
+
+
+_CONNECT_ONCE = textwrap.dedent(
+    """
+    import asyncio, os
+    from sammy_desktop.config import Settings, TalkMode
+    from sammy_desktop.config.settings import DEFAULT_MODEL
+    from sammy_desktop.core.endpoint import make_client_factory
+    from sammy_desktop.core.live import LiveConnection
+    from sammy_desktop.core.setup import build_live_config
+    from sammy_desktop.sim import LiveSimulator, Scenario
+
+    async def connect_once():
+        async with LiveSimulator(Scenario(), api_keys=("test-key",)) as sim:
+            os.environ["SSL_CERT_FILE"] = str(sim.ca_pem_path)
+            client = make_client_factory(lambda: "test-key", base_url=sim.base_url)()
+            connection = LiveConnection(client, DEFAULT_MODEL, connect_timeout_s=30)
+            config = build_live_config(
+                Settings(), [], talk_mode=TalkMode.PUSH_TO_TALK, resume_handle=None
+            )
+            await connection.connect(config)
+            await connection.close()
+            await client.aio.aclose()
+
+    asyncio.run(connect_once())
+    """
+)
+
+
+def test_the_core_s_first_connection_builds_them_before_the_first_answer() -> None:
+    # Every way in (the app, --check-live, the in-process core) connects through
+    # LiveConnection: its setupComplete alone would build only the top of the tree.
+    assert _schemas_built_while_parsing(_CONNECT_ONCE) == []
