@@ -343,6 +343,7 @@ class StreamSupervisor:
         now = self._last_alive = self._scheduler.time()
         if self._alive_since is None:
             self._alive_since = now
+        proving = self._proving
         if self._announce_switch and self._device is not None:
             self._announce_switch = False
             _log.info("%s stream switched to %r", self._direction, self._device.name)
@@ -352,8 +353,8 @@ class StreamSupervisor:
             self._recovering = False
             _log.info("%s stream recovered on %r", self._direction, self._device.name)
             self._bus.emit(StreamRecovered(self._direction, self._device.name))
-        if self._pause_wanted and not self._paused and not self._proving:
-            self._wake.set()  # the pause held back while it proved itself
+        if proving and not self._proving and self._pause_wanted:
+            self._wake.set()  # proven just now: the pause held back meanwhile
 
     @property
     def _proving(self) -> bool:

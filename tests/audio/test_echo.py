@@ -258,11 +258,9 @@ async def test_echo_is_removed_through_the_real_devices(
         await engine.stop()
 
     # Echo only: after the canceller's first second of adaptation, while the speech played,
-    # in half-second windows. A device underrun on a busy machine (the CI's: three in one
-    # run) moves the echo against the reference, and the canceller takes up to a window to
-    # find it again: the whole stretch's ratio is ruled by that window (19 dB once, 30-52
-    # here), the windows' median by how well the echo is removed (about 50 dB here; the
-    # bound is a regression guard well below it, with no canceller it is near 0).
+    # by window (erle_by_window: the whole stretch read 19 dB once on the CI, after three
+    # underruns). The median is about 50 dB here; the bound is a regression guard well
+    # below it, with no canceller it is near 0.
     erle = erle_by_window(raw, processed, started + 1.0, drained)
     kept = energy(processed.between(near_from, near_until)) / energy(
         raw.between(near_from, near_until)

@@ -221,12 +221,20 @@ async def test_resume_starts_the_stream_while_the_loop_is_still_busy(
     assert events.of(StreamError) == []
 
 
-def _recording_opener(streams: list[FakeStream]) -> Callable[..., FakeStream]:
+@contextlib.asynccontextmanager
+async def watched_paused_supervisor(
+    bus: EventBus,
+) -> AsyncIterator[tuple[StreamSupervisor, ManualScheduler, list[FakeStream]]]:
+    """:func:`paused_supervisor` on a hand-moved clock, with every stream it opened."""
+    streams: list[FakeStream] = []
+
     def opener(_device: AudioDevice, _generation: int, finished: Callable[[], None]) -> FakeStream:
         streams.append(FakeStream(finished))
         return streams[-1]
 
-    return opener
+    clock = ManualScheduler()
+    async with paused_supervisor(bus, opener, clock) as supervisor:
+        yield supervisor, clock, streams
 
 
 async def _fail_and_reopen(
@@ -245,9 +253,7 @@ async def test_a_resting_stream_moved_to_another_device_rests_again_once_it_call
 ) -> None:
     # A resting speaker whose device came back (or that the settings move): its first
     # callback on the new device is what says so, so it runs until that comes.
-    streams: list[FakeStream] = []
-    clock = ManualScheduler()
-    async with paused_supervisor(bus, _recording_opener(streams), clock) as supervisor:
+    async with watched_paused_supervisor(bus) as (supervisor, clock, streams):
         assert clock.pending == []  # resting: nothing watched
         supervisor.switch_device("Headphones")
         await until(lambda: len(streams) == 2)
@@ -267,9 +273,7 @@ async def test_a_resting_stream_moved_to_another_device_rests_again_once_it_call
 async def test_a_resting_stream_reopened_after_a_failure_rests_again_once_it_recovered(
     bus: EventBus, events: EventLog
 ) -> None:
-    streams: list[FakeStream] = []
-    clock = ManualScheduler()
-    async with paused_supervisor(bus, _recording_opener(streams), clock) as supervisor:
+    async with watched_paused_supervisor(bus) as (supervisor, clock, streams):
         await _fail_and_reopen(supervisor, clock, streams)
         assert await clock.timer_set() == pytest.approx(1.0)  # running and watched
         supervisor.alive(supervisor.generation)
@@ -286,9 +290,7 @@ async def test_a_resting_stream_reopened_on_a_device_that_never_calls_back_is_fo
     bus: EventBus, events: EventLog
 ) -> None:
     # Paused at once, it would have waited, unwatched, for the next answer to find out.
-    streams: list[FakeStream] = []
-    clock = ManualScheduler()
-    async with paused_supervisor(bus, _recording_opener(streams), clock) as supervisor:
+    async with watched_paused_supervisor(bus) as (supervisor, clock, streams):
         await _fail_and_reopen(supervisor, clock, streams)
         while True:
             await clock.timer_set()  # the watchdog's next look, or the backoff after a stall
