@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import wave
 from pathlib import Path
@@ -80,3 +81,116 @@ def windowed_correlations(
 def energy(samples: np.ndarray) -> float:
     """Sum of squares as float."""
     return float(np.sum(samples.astype(np.float64) ** 2))
+
+
+GAP_PER_UNDERFLOW_S = 0.25
+"""The most silence one device underflow is allowed to have put into a recording."""
+
+LAG_TOLERANCE = 2
+"""Samples a window's lag may sit before the previous window's (resampling's fraction)."""
+
+
+def _local_lag(recording: np.ndarray, window: np.ndarray, lo: int, hi: int) -> int:
+    """The lag in ``[lo, hi]`` where ``window`` matches ``recording`` best.
+
+    Best by normalised correlation, not the raw product: voiced speech repeats every pitch
+    period, and a raw peak a period away on louder audio would beat the true lag.
+    """
+    segment = recording[lo : hi + len(window)]
+    count = len(segment) - len(window) + 1
+    if count <= 0:
+        return lo
+    size = 1 << int(np.ceil(np.log2(len(segment) + len(window))))
+    corr = np.fft.irfft(np.fft.rfft(segment, size) * np.conj(np.fft.rfft(window, size)), size)
+    squares = np.concatenate(([0.0], np.cumsum(segment * segment)))
+    energies = squares[len(window) :] - squares[:count]
+    wanted = float(np.sum(window * window))
+    # Near-silence cannot hold the window; leaving it out also keeps the division sane.
+    audible = energies > wanted * 1e-3
+    score = np.where(audible, corr[:count] / np.sqrt(np.maximum(energies, 1e-12) * wanted), -2.0)
+    return lo + int(np.argmax(score))
+
+
+def aligned_windows(
+    recording: np.ndarray,
+    reference: np.ndarray,
+    window: int,
+    *,
+    max_shift: int,
+    loudness: float = 0.2,
+) -> list[tuple[int, float]]:
+    """Each loud window of ``reference`` found on its own in ``recording``: (lag, correlation).
+
+    Unlike windowed_correlations, every window looks for its own lag, within ``max_shift``
+    samples (and a window more on the early side) of the previous window's: a device underflow puts
+    silence into the recording and moves everything after it later, without the audio the
+    app handed over being wrong. A lag that moves earlier means audio was lost; one that
+    moves later with no underflow to explain it means audio was repeated or delayed.
+    """
+    rec = recording.astype(np.float64)
+    ref = reference.astype(np.float64)
+    first_lag, _ = best_lag(recording, reference)
+    starts = range(0, len(ref) - window + 1, window)
+    rms = [float(np.sqrt(np.mean(ref[i : i + window] ** 2))) for i in starts]
+    threshold = loudness * max(rms)
+    found: list[tuple[int, float]] = []
+    previous: int | None = None
+    for start, level in zip(starts, rms, strict=True):
+        if level < threshold:
+            continue
+        part = ref[start : start + window]
+        if previous is None:
+            # The whole-signal lag is one stretch's; the first stretch sits at or before it.
+            lo, hi = 0, first_lag
+        else:
+            lo, hi = max(0, previous - max_shift - window), previous + max_shift
+        hi = max(lo, min(hi, len(rec) - start - window))
+        lag = _local_lag(rec[start:], part, lo, hi)
+        found.append((lag, normalised_correlation(rec[start + lag : start + lag + window], part)))
+        previous = lag
+    return found
+
+
+def assert_heard_intact(
+    recording: np.ndarray,
+    reference: np.ndarray,
+    *,
+    rate: int,
+    device_underflows: int,
+    ordered: bool = True,
+) -> list[tuple[int, float]]:
+    """Assert that the recording holds all of ``reference``, in order, gaps only for underflows.
+
+    Every 100 ms window of the reference must be in the recording. With no device underflow
+    the stretch is one piece (every window at the same lag, each correlating above 0.7, the
+    median above 0.97). Each underflow may have put up to GAP_PER_UNDERFLOW_S of silence in,
+    which can spoil the two windows either side of it; the rest must still match.
+
+    ``ordered``: check the lags too (speech). A pure tone looks the same a period later, so
+    for tones only the windows' correlations count.
+
+    Returns:
+        The (lag, correlation) of each window, for a test's log or further checks.
+    """
+    window = rate // 10
+    gap = int(GAP_PER_UNDERFLOW_S * rate)
+    windows = aligned_windows(
+        recording, reference, window, max_shift=gap * device_underflows + LAG_TOLERANCE
+    )
+    correlations = [r for _lag, r in windows]
+    said = (
+        f"device underflows {device_underflows}, lags {[lag for lag, _ in windows]}, "
+        f"correlations {np.round(correlations, 2)}"
+    )
+    assert windows, "the reference has no loud window"
+    assert float(np.median(correlations)) > 0.97, f"the speaker got something else ({said})"
+    spoiled = [r for r in correlations if r <= 0.7]
+    assert len(spoiled) <= 2 * device_underflows, f"{len(spoiled)} windows do not match ({said})"
+    if ordered:
+        lags = [lag for lag, r in windows if r >= 0.9]
+        for before, after in itertools.pairwise(lags):
+            assert after >= before - LAG_TOLERANCE, f"audio went missing ({said})"
+        assert lags[-1] - lags[0] <= gap * device_underflows + LAG_TOLERANCE, (
+            f"more audio than the underflows explain ({said})"
+        )
+    return windows

@@ -15,7 +15,7 @@ from sammy_desktop.audio import (
 )
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.wire_audio import OUTPUT_RATE
-from tests.audio.signals import best_lag, tone, windowed_correlations
+from tests.audio.signals import assert_heard_intact, tone
 from tests.audio.virtual_devices import MonitorRecorder
 from tests.helpers.events import EventLog
 
@@ -56,15 +56,11 @@ async def test_speech_played_is_what_the_speaker_gets(
         recording = await recorder.stop()
         await playback.stop()
 
-    lag, correlation = best_lag(recording, short_speech_24k)
-    windows = windowed_correlations(recording, short_speech_24k, lag, OUTPUT_RATE // 10)
-    assert correlation > 0.9, (
-        f"the speaker got something else (r={correlation:.3f}, device underflows "
-        f"{playback.device_underflows}, windows {np.round(windows, 2)})"
+    # A busy machine's device underflows put silence in; the audio itself must be whole.
+    windows = assert_heard_intact(
+        recording, short_speech_24k, rate=OUTPUT_RATE, device_underflows=playback.device_underflows
     )
     assert len(windows) > 10
-    assert min(windows) > 0.7, f"a window does not line up: {np.round(windows, 2)}"
-    assert float(np.median(windows)) > 0.97
     assert playback.underruns == 0
     _log.info("device underflows while playing: %d", playback.device_underflows)
     assert len(events.of(PlaybackStarted)) == 1
