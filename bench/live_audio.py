@@ -301,8 +301,14 @@ def make_speech(workdir: Path) -> tuple[Path, float]:
     return path, len(speech) / RIG_RATE
 
 
-def answer_latencies_ms(recording: Path, rounds: int) -> list[float]:
-    """From each speech's end (left) to the first answer sample after it (right)."""
+def answer_latencies_ms(recording: Path, rounds: int, speech_s: float) -> list[float]:
+    """From each speech's end (left) to the first answer sample after it (right).
+
+    A round is left out, and said so on stderr, when its recording cannot hold a true
+    latency: the speech on the left lasting longer than the ``speech_s`` fed (something
+    else reached the microphone's channel), or the speaker channel already sounding when
+    the speech ended (no answer starts before the talk key goes up).
+    """
     left, right, rate = read_stereo(recording)
     starts = onsets(left, rate, SPEECH_THRESHOLD, min_gap_s=1.0)
     latencies = []
@@ -311,7 +317,22 @@ def answer_latencies_ms(recording: Path, rounds: int) -> list[float]:
         end = last_loud(left[start:stop], SPEECH_THRESHOLD)
         if end is None:
             continue
+        heard_s = end / rate
         end += start
+        if heard_s > speech_s + 0.5:
+            print(
+                f"{recording.name}, round {index + 1}: {heard_s:.2f} s of sound on the "
+                f"microphone's channel for {speech_s:.2f} s of speech; left out",
+                file=sys.stderr,
+            )
+            continue
+        if abs(right[end]) > SPEECH_THRESHOLD:
+            print(
+                f"{recording.name}, round {index + 1}: the speaker was sounding when the "
+                "speech ended; left out",
+                file=sys.stderr,
+            )
+            continue
         answer = np.flatnonzero(np.abs(right[end:stop]) > SPEECH_THRESHOLD)
         if len(answer):
             latencies.append(float(answer[0]) / rate * 1000)
@@ -419,7 +440,7 @@ def voice_to_voice_app(
             _answers_sent(sim.events), json.loads(trace_file.read_text())["answer_sounds"]
         )
     return VoiceResult(
-        answer_latencies_ms(recording, rounds),
+        answer_latencies_ms(recording, rounds, len(speech) / RIG_RATE),
         _pairs_after(key_ups, sim.times("activity_end")),
         answer_to_speaker,
     )
@@ -459,7 +480,7 @@ def voice_to_voice_reference(
             # The starter has no "answer played" signal: give the echo its length and a margin.
             time.sleep(seconds + 1.2)
     return VoiceResult(
-        answer_latencies_ms(recording, rounds),
+        answer_latencies_ms(recording, rounds, seconds),
         _pairs_after(key_ups, sim.times("activity_end")),
     )
 

@@ -103,7 +103,7 @@ PACINGS = {"burst": "answer in bursts (as the service sends it)", "realtime": "a
 
 
 def _ratio(reference: list[float], ours: list[float]) -> list[float]:
-    if not reference or not ours:
+    if not reference or not ours or _median(ours) <= 0:
         return []
     return [float(_median(reference) / _median(ours))]
 
