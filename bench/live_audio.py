@@ -301,17 +301,25 @@ def make_speech(workdir: Path) -> tuple[Path, float]:
     return path, len(speech) / RIG_RATE
 
 
-def answer_latencies_ms(recording: Path, rounds: int, speech_s: float) -> list[float]:
+def answer_latencies_ms(
+    recording: Path, rounds: int, speech_s: float
+) -> tuple[list[float], list[str]]:
     """From each speech's end (left) to the first answer sample after it (right).
 
-    A round is left out, and said so on stderr, when its recording cannot hold a true
+    A round is left out, with the reason returned, when its recording cannot hold a true
     latency: the speech on the left lasting longer than the ``speech_s`` fed (something
     else reached the microphone's channel), or the speaker channel already sounding when
-    the speech ended (no answer starts before the talk key goes up).
+    the speech ended. The second is what a stalled machine does: the talk key goes up by
+    the clock, 50 ms after the speech was handed to the sound server, and the answer (the
+    speech echoed) starts while the server is still playing the speech's tail.
+
+    Returns:
+        (the latencies, one reason per round left out).
     """
     left, right, rate = read_stereo(recording)
     starts = onsets(left, rate, SPEECH_THRESHOLD, min_gap_s=1.0)
-    latencies = []
+    latencies: list[float] = []
+    left_out: list[str] = []
     for index, start in enumerate(starts[:rounds]):
         stop = starts[index + 1] if index + 1 < len(starts) else len(left)
         end = last_loud(left[start:stop], SPEECH_THRESHOLD)
@@ -320,23 +328,16 @@ def answer_latencies_ms(recording: Path, rounds: int, speech_s: float) -> list[f
         heard_s = end / rate
         end += start
         if heard_s > speech_s + 0.5:
-            print(
-                f"{recording.name}, round {index + 1}: {heard_s:.2f} s of sound on the "
-                f"microphone's channel for {speech_s:.2f} s of speech; left out",
-                file=sys.stderr,
-            )
-            continue
-        if abs(right[end]) > SPEECH_THRESHOLD:
-            print(
-                f"{recording.name}, round {index + 1}: the speaker was sounding when the "
-                "speech ended; left out",
-                file=sys.stderr,
-            )
-            continue
-        answer = np.flatnonzero(np.abs(right[end:stop]) > SPEECH_THRESHOLD)
-        if len(answer):
-            latencies.append(float(answer[0]) / rate * 1000)
-    return latencies
+            left_out.append(f"{heard_s:.2f} s of sound on the mic's channel for {speech_s:.2f} s")
+        elif abs(right[end]) > SPEECH_THRESHOLD:
+            left_out.append("the answer began before the speech had played out")
+        else:
+            answer = np.flatnonzero(np.abs(right[end:stop]) > SPEECH_THRESHOLD)
+            if len(answer):
+                latencies.append(float(answer[0]) / rate * 1000)
+    for reason in left_out:
+        print(f"{recording.name}: a round left out: {reason}", file=sys.stderr)
+    return latencies, left_out
 
 
 def echo_latencies_ms(recording: Path, interval_s: float) -> list[float]:
@@ -360,10 +361,19 @@ class VoiceResult:
     """Voice-to-voice for one client."""
 
     latencies_ms: list[float]
+    left_out: list[str]
+    """Why each round the recording could not measure was left out."""
     key_up_to_activity_end_ms: list[float] = field(default_factory=list)
     # The app only (bench/audio_trace.py): the answer's first message leaving the simulator
     # -> its first sample at the speaker, per round.
     answer_to_speaker_ms: list[float] = field(default_factory=list)
+
+    def left_out_line(self) -> str:
+        """The rounds left out, for the table ("" when none was)."""
+        if not self.left_out:
+            return ""
+        reasons = sorted(set(self.left_out))
+        return f"{len(self.left_out)} round(s) left out: {'; '.join(reasons)}"
 
 
 def _pairs_after(marks: list[float], events: list[float]) -> list[float]:
@@ -439,8 +449,10 @@ def voice_to_voice_app(
         answer_to_speaker = _pairs_after(
             _answers_sent(sim.events), json.loads(trace_file.read_text())["answer_sounds"]
         )
+    latencies, left_out = answer_latencies_ms(recording, rounds, len(speech) / RIG_RATE)
     return VoiceResult(
-        answer_latencies_ms(recording, rounds, len(speech) / RIG_RATE),
+        latencies,
+        left_out,
         _pairs_after(key_ups, sim.times("activity_end")),
         answer_to_speaker,
     )
@@ -479,10 +491,8 @@ def voice_to_voice_reference(
             key_ups.append(client.send("up"))
             # The starter has no "answer played" signal: give the echo its length and a margin.
             time.sleep(seconds + 1.2)
-    return VoiceResult(
-        answer_latencies_ms(recording, rounds, seconds),
-        _pairs_after(key_ups, sim.times("activity_end")),
-    )
+    latencies, left_out = answer_latencies_ms(recording, rounds, seconds)
+    return VoiceResult(latencies, left_out, _pairs_after(key_ups, sim.times("activity_end")))
 
 
 def _clicks_file(workdir: Path, count: int, interval_s: float) -> Path:

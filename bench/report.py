@@ -53,6 +53,8 @@ class Row:
     target: Target | None = None
     note: str = ""
     error: str = ""
+    left_out: str = ""
+    """Why samples were left out (the machine made them unmeasurable), when any were."""
 
     def stat(self, which: Stat) -> float:
         if not self.values:
@@ -71,7 +73,7 @@ class Row:
         if self.error:
             return "ERROR"
         if not self.values:
-            return "NO DATA"
+            return "LEFT OUT" if self.left_out else "NO DATA"
         if self.target is None:
             return "-"
         return "pass" if self.target.met(self.stat(self.target.stat)) else "MISS"
@@ -112,7 +114,7 @@ def table(rows: list[Row]) -> str:
             row.unit,
             row.target.text if row.target else "",
             row.status,
-            row.error or row.note,
+            row.error or "; ".join(part for part in (row.note, row.left_out) if part),
         )
         for row in rows
     ]
