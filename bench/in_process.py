@@ -251,7 +251,11 @@ async def app_share(rounds: int) -> ShareResult:
                     except TimeoutError:
                         raise RuntimeError(
                             f"round {round_number}: no PlaybackStarted within 10 s "
-                            f"(played {sink.played_bytes} bytes, state {core.state})"
+                            f"(played {sink.played_bytes} bytes, state {core.state}; speaker "
+                            f"running {playback.is_running}, resting {playback.is_standby}, "
+                            f"blocks {playback.blocks}, queued {playback.buffered_ms:.0f} ms, "
+                            f"dropped while down {playback.dropped_while_down}, device "
+                            f"underflows {playback.device_underflows})"
                         ) from None
                     frames = [
                         e
