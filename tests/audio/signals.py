@@ -83,8 +83,12 @@ def energy(samples: np.ndarray) -> float:
     return float(np.sum(samples.astype(np.float64) ** 2))
 
 
-GAP_PER_UNDERFLOW_S = 0.25
-"""The most silence one device underflow is allowed to have put into a recording."""
+GAP_PER_UNDERFLOW_S = 2.5
+"""The most silence one device underflow is allowed to have put into a recording.
+
+Through ALSA's pulse plugin PortAudio's callbacks can stop for ~2 s after an underflow
+(bench/stall_probe.py); with no underflow, no gap at all is allowed.
+"""
 
 LAG_TOLERANCE = 2
 """Samples a window's lag may sit before the previous window's (resampling's fraction)."""
