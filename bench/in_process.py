@@ -4,7 +4,9 @@
   simulator) feeding the real AudioPlayback on the private PulseAudio. Model audio frame
   sent by the simulator -> handed to the output device (the callback that plays it, plus
   PortAudio's reported output latency is not added: "handed to"); interrupted sent ->
-  output silent at the DAC (PortAudio's clock).
+  output silent at the DAC (PortAudio's clock). The virtual sinks are kept awake, as in
+  the other audio rows (bench/pulse_rig.py): on an idle null sink a device underflow
+  stops the speaker's callbacks for ~2 s (bench/stall_probe.py), a hardware sink's do not.
 * :func:`tool_dispatch`: the real ToolManager: overhead per call of an instant tool, and
   1, 8, 64 parallel calls of a 50 ms tool in one toolCall message.
 * :func:`long_session`: an hour of turns compressed: a turn a "minute", a goAway every
@@ -52,6 +54,12 @@ from sammy_desktop.sim import (
 )
 from sammy_desktop.tools import ToolCategory, ToolContext, ToolManager, ToolServices, tool
 from sammy_desktop.wire_audio import INPUT_RATE
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))  # run as a script: bench/ is a package of the checkout
+
+from bench.pulse_rig import sinks_kept_awake  # noqa: E402
 
 API_KEY = "bench-key"
 WARM_UP_ROUNDS = 2
@@ -196,7 +204,7 @@ async def app_share(rounds: int) -> ShareResult:
     waiter = EventWaiter(bus)
     playback = AudioPlayback(bus)
     sink = TimedSink(playback)
-    with tempfile.TemporaryDirectory(prefix="sammy-bench-share-") as folder:
+    with sinks_kept_awake(), tempfile.TemporaryDirectory(prefix="sammy-bench-share-") as folder:
         # The scenario times the answer itself (sent at once, then interrupted by the
         # service): the strict profiles' pacing and playback waits (live-service.md R5, R6)
         # move the interruption it measures from, so this row uses the lenient simulator.

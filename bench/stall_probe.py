@@ -1,20 +1,24 @@
 """How a bare PortAudio output stream lives through a stalled machine: underflows, callback gaps.
 
     scripts/with-test-services.sh .venv/bin/python bench/stall_probe.py --steal \\
-        --latency-ms 15 --latency-ms 35
+        --latency-ms 15 --latency-ms 35 [--keep-awake]
 
 No app code: a callback that writes silence, on the default output device (the virtual
 speaker under ``scripts/with-test-services.sh``), at 24 kHz in 5 ms blocks as the app's speaker
 runs. ``--steal`` pauses this process and the sound server together (SIGSTOP, then SIGCONT)
 for ``--pause-ms`` in every ``--every-ms``, a stand-in for a virtual machine's CPU steal.
+``--keep-awake`` plays silence into the virtual sinks meanwhile, as the audio tests and the
+benchmarks' rigs do (bench/pulse_rig.py).
 
 What it showed here (2026-12-02, PulseAudio 16.1 through ALSA's pulse plugin), 12 s each,
-40 ms paused in every 440 ms: every underflow was followed by about 2 s without a single
-callback (at 15 ms of suggested latency 5 underflows and 24-285 callbacks of the 2400 due;
-at 25 ms the same; at 35 and 50 ms 0-2 underflows, each with its 2 s gap). Stopping and
-starting the stream after 150 ms without a callback did not bring them back. That is the
-share bench's answer that never started (bench/in_process.py) on a busy machine, and the
-gaps the CI's audio tests recorded: see docs/benchmarks.md, Caveats.
+40 ms paused in every 440 ms: on the idle null sink every underflow was followed by about
+2 s without a single callback (at 15 ms of suggested latency 5 underflows and 24-285
+callbacks of the 2400 due; at 35 ms 0-2 underflows, each with its 2 s gap), and stopping
+and starting the stream did not bring them back sooner. With the sink kept awake: 19 and
+46 underflows, no gap over 0.2 s, all callbacks. An idle null sink sleeps for its longest
+latency (bench/pulse_rig.py's docstring); the stream that underflowed waits for its next
+wake-up. That was the share bench's answer that never started (bench/in_process.py), which
+now keeps the sinks awake like the other audio rows.
 """
 
 from __future__ import annotations
@@ -29,9 +33,16 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import sounddevice as sd
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))  # run as a script: bench/ is a package of the checkout
+
+from bench.pulse_rig import sinks_kept_awake  # noqa: E402
 
 RATE = 24000
 BLOCK = RATE * 5 // 1000
@@ -121,13 +132,17 @@ def main() -> int:
     parser.add_argument("--steal", action="store_true", help="pause the processes now and then")
     parser.add_argument("--pause-ms", type=float, default=40.0)
     parser.add_argument("--every-ms", type=float, default=440.0)
+    parser.add_argument(
+        "--keep-awake", action="store_true", help="play silence into the virtual sinks meanwhile"
+    )
     args = parser.parse_args()
     latencies = args.latency_ms or [15.0]
     if args.pause_ms <= 0 or args.every_ms <= args.pause_ms:
         parser.error("--every-ms must be longer than --pause-ms, and both positive")
     results = []
     stealing = steal(args.pause_ms, args.every_ms) if args.steal else contextlib.nullcontext()
-    with stealing:
+    awake = sinks_kept_awake() if args.keep_awake else contextlib.nullcontext()
+    with awake, stealing:
         # The first stream opened waits for the idle sink's first block: not what is probed.
         probe(latencies[0], 0.5)
         for latency in latencies:
