@@ -682,11 +682,30 @@ def migrate(data: dict[str, Any]) -> dict[str, Any]:
       settings file gets the new default, Auto.
     """
     data = dict(data)
-    version = data.get("schema_version", SCHEMA_VERSION)
-    if isinstance(version, int) and not isinstance(version, bool) and version < 2:
+    version = _schema_version(data.get("schema_version", SCHEMA_VERSION))
+    if version < 2:
         toggle = data.pop("push_to_talk_toggle", None)
         if isinstance(toggle, bool) and "talk_key" not in data:
             data["talk_key"] = (TalkKey.TAP_TO_TOGGLE if toggle else TalkKey.HOLD_TO_TALK).value
-        data["schema_version"] = 2
-    data.setdefault("schema_version", SCHEMA_VERSION)
+        version = 2
+    data["schema_version"] = version
     return data
+
+
+def _schema_version(value: object) -> int:
+    """The version a file says it has, as a whole number; the current one when it says none.
+
+    Read the way the model would coerce it ("1" and 1.0 are 1), so that what loads is what
+    was migrated: a version left for the model to coerce (false -> 0) would be migrated only
+    at the next load, and a saved file would not load back the same. A version that is not
+    a whole number (true, "abc") says nothing: the file is taken as the current version.
+    """
+    if isinstance(value, bool):
+        return SCHEMA_VERSION
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return SCHEMA_VERSION

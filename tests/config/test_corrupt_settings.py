@@ -169,3 +169,12 @@ def test_a_number_json_does_not_allow_sets_the_file_aside(tmp_path: Path, consta
     (notice,) = result.notices
     assert f"it holds {constant}, which JSON does not allow" in notice
     assert list(tmp_path.glob("settings.json.corrupt-*"))
+
+
+@pytest.mark.parametrize(
+    "version", [False, True, 0, "1", " 1 ", 1.0, 2.5, "abc", None, [1], -3, 10**30]
+)
+def test_an_odd_schema_version_loads_the_same_after_a_save(tmp_path: Path, version: object) -> None:
+    # Hypothesis found {"schema_version": false}: the model read it as 0, so the file was
+    # migrated only at the next load and what was saved did not load back the same.
+    _check(tmp_path / "version", json.dumps({"schema_version": version}).encode())
