@@ -63,19 +63,22 @@ def windowed_correlations(
     A block lost or duplicated anywhere shifts everything after it, so the windows after
     the gap no longer line up and their correlation collapses.
     """
+    result = []
+    for start in _loud_windows(reference, window, loudness):
+        ref = reference[start : start + window]
+        rec = recording[lag + start : lag + start + window]
+        result.append(normalised_correlation(rec, ref))
+    return result
+
+
+def _loud_windows(reference: np.ndarray, window: int, loudness: float) -> list[int]:
+    """Where the windows of ``reference`` start whose RMS is ``loudness`` of the loudest's."""
     starts = range(0, len(reference) - window + 1, window)
     rms = [
         float(np.sqrt(np.mean(reference[i : i + window].astype(np.float64) ** 2))) for i in starts
     ]
     threshold = loudness * max(rms)
-    result = []
-    for start, level in zip(starts, rms, strict=True):
-        ref = reference[start : start + window]
-        if level < threshold:
-            continue
-        rec = recording[lag + start : lag + start + window]
-        result.append(normalised_correlation(rec, ref))
-    return result
+    return [start for start, level in zip(starts, rms, strict=True) if level >= threshold]
 
 
 def energy(samples: np.ndarray) -> float:
@@ -86,7 +89,7 @@ def energy(samples: np.ndarray) -> float:
 GAP_PER_UNDERFLOW_S = 2.5
 """The most silence one device underflow is allowed to have put into a recording.
 
-Through ALSA's pulse plugin PortAudio's callbacks can stop for ~2 s after an underflow
+On an idle PulseAudio null sink PortAudio's callbacks can stop for ~2 s after an underflow
 (bench/stall_probe.py); with no underflow, no gap at all is allowed.
 """
 
@@ -134,14 +137,9 @@ def aligned_windows(
     rec = recording.astype(np.float64)
     ref = reference.astype(np.float64)
     first_lag, _ = best_lag(recording, reference)
-    starts = range(0, len(ref) - window + 1, window)
-    rms = [float(np.sqrt(np.mean(ref[i : i + window] ** 2))) for i in starts]
-    threshold = loudness * max(rms)
     found: list[tuple[int, float]] = []
     previous: int | None = None
-    for start, level in zip(starts, rms, strict=True):
-        if level < threshold:
-            continue
+    for start in _loud_windows(reference, window, loudness):
         part = ref[start : start + window]
         if previous is None:
             # The whole-signal lag is one stretch's; the first stretch sits at or before it.
