@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt
+from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -14,7 +14,7 @@ from sammy_desktop.audio.events import AudioLevel, MicrophoneInUse, PlaybackDrai
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.ui.assets import Assets
 from sammy_desktop.ui.painted import METER_QUIET_MS, LevelMeter, level_from_dbfs
-from sammy_desktop.ui.talk_button import TalkButton, TalkLook
+from sammy_desktop.ui.talk_button import FACE_DIAMETER, RING_ROOM, TalkButton, TalkLook
 
 from .conftest import MakeWindow
 
@@ -116,6 +116,40 @@ def test_the_ring_s_face_is_drawn_once_per_look_and_follows_the_look_and_colours
     assert face_colour() == "#aa3300"
     button.set_look(TalkLook.IDLE)
     assert face_colour() == idle != "#aa3300"
+
+
+def test_the_ring_drawn_from_its_cached_halos_is_the_disc_drawn_afresh(qtbot: QtBot) -> None:
+    # Each size of the halo is drawn once and copied after (antialiasing the disc was most
+    # of every repaint): what shows must be exactly the disc drawn in place, at every size,
+    # in each colour.
+    button = TalkButton(Assets())
+    qtbot.addWidget(button)
+    button.resize(button.sizeHint())
+    steps = (RING_ROOM - 6) * 2
+    for look, colour in ((TalkLook.LISTENING, "activeColor"), (TalkLook.SPEAKING, "speakingColor")):
+        button.set_look(look)
+        for step in range(steps + 1):
+            button.set_level_dbfs(-100.0)  # the ring falls back to rest...
+            button._level = step / steps  # ...and stands at this size
+            shown = button.grab().toImage()
+            expected = QImage(shown.size(), shown.format())
+            expected.setDevicePixelRatio(shown.devicePixelRatio())
+            expected.fill(shown.pixelColor(0, 0))  # the grab's background: outside any ring
+            painter = QPainter(expected)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(Qt.PenStyle.NoPen)
+            halo = QColor(button.property(colour))
+            halo.setAlpha(60)
+            painter.setBrush(halo)
+            center = QPointF(button.width() / 2, button.height() / 2)
+            radius = FACE_DIAMETER / 2 + 4 + step / 2
+            painter.drawEllipse(center, radius, radius)
+            face = button._face_pixmap(active=True)
+            side = face.width() / face.devicePixelRatio()
+            painter.drawPixmap(QPointF(center.x() - side / 2, center.y() - side / 2), face)
+            painter.end()
+            assert shown == expected, f"{look.name} ring at {step} half pixels differs"
+        assert len(button._halos) == steps + 1  # one per size, for this colour only
 
 
 def _falling(meter: LevelMeter) -> bool:
