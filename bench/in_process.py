@@ -24,6 +24,7 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,20 @@ def _core(
     return core, tools
 
 
+def _flush_measured(playback: AudioPlayback, flush: int) -> Callable[[], bool]:
+    """Whether the silence after flush number ``flush`` has been measured."""
+    return lambda: playback.measured_flush >= flush
+
+
+async def _until(condition: Callable[[], bool], *, within_s: float) -> None:
+    """Wait until ``condition()`` holds (looked at every millisecond), at most ``within_s``."""
+    deadline = time.monotonic() + within_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"not within {within_s} s: {condition}")
+        await asyncio.sleep(0.001)
+
+
 async def _wait_state(waiter: EventWaiter, core: AgentCore, state: AgentState) -> None:
     while core.state is not state:
         await asyncio.wait_for(waiter.next(StateChanged), 10)
@@ -282,6 +297,9 @@ async def app_share(rounds: int) -> ShareResult:
                         )
                     drained = waiter.next(PlaybackDrained)
                     await asyncio.wait_for(drained, 10)
+                    # The flush's silence is measured a few milliseconds after it (the
+                    # device buffer dropped, or the first silent callback): wait for it.
+                    await _until(_flush_measured(playback, playback.flushes), within_s=2)
                     interrupts = [
                         e
                         for e in sim.recorder.sent("serverContent")

@@ -399,7 +399,7 @@ def bench_share(sizes: Sizes, work: Path, report: Report) -> list[Row]:
         ),
         Row(
             group,
-            "interrupted sent -> output silent (DAC, PortAudio clock)",
+            "interrupted sent -> output silent (buffer dropped, else DAC by PortAudio)",
             "ms",
             result.interrupted_to_silence_ms,
             Target("max", "<=", 30.0, "max <= 30"),

@@ -305,13 +305,13 @@ async def main_async(args: argparse.Namespace) -> int:
             "",
         ),
         (
-            "flush -> silence, callback (median / max)",
+            "flush -> silence, buffer dropped or first silent callback (median / max)",
             f"{med(timings['flush_callback_ms']):.1f} / {max(timings['flush_callback_ms']):.1f} ms",
             "-",
             "",
         ),
         (
-            "flush -> silence at the DAC, PortAudio's clock (median / max)",
+            "flush -> silence at the speaker, dropped or at the DAC by PortAudio (median / max)",
             f"{med(timings['flush_dac_ms']):.1f} / {flush_ms:.1f} ms",
             f"<= {FLUSH_TARGET_MS:.0f} ms",
             "ok" if flush_ms <= FLUSH_TARGET_MS else "MISSED",

@@ -116,9 +116,15 @@ class AudioPlayback:
         effects_dropped: :meth:`play_effect` calls dropped (speaker failing, or more than
             ``max_effects_ms`` of effects already waiting).
         blocks: played reports handled on the loop.
-        last_flush_to_silence_s: from :meth:`flush` to the first silent callback.
-        last_flush_to_dac_silence_s: the same plus that callback's output latency, i.e.
-            until the silence reaches the speaker by PortAudio's clock.
+        last_flush_to_silence_s: from :meth:`flush` to the first silent callback, or to
+            the device buffer dropped (see :meth:`flush`), whichever came first.
+        last_flush_to_dac_silence_s: until the silence reaches the speaker: the first
+            silent callback's time plus its output latency by PortAudio's clock, or the
+            time the device buffer was dropped.
+        buffer_drops: flushes that dropped the device buffer.
+        flushes: :meth:`flush` calls so far.
+        measured_flush: the number (counting with ``flushes``) of the flush the two
+            ``last_flush_*`` times are of; they come a few milliseconds after it.
     """
 
     def __init__(
@@ -177,12 +183,16 @@ class AudioPlayback:
             stall_timeout_s=stall_timeout_s,
         )
         self._flushed_at = 0.0
+        self._dropping = False  # a flush's device buffer being dropped (see flush())
         self.blocks = 0
         self.last_flush_to_silence_s = 0.0
         self.last_flush_to_dac_silence_s = 0.0
         self.dropped_while_down = 0
         self.effects_dropped = 0
         self.device_underflows = 0
+        self.buffer_drops = 0
+        self.flushes = 0
+        self.measured_flush = 0
 
     # -- state --------------------------------------------------------------------------
 
@@ -340,14 +350,36 @@ class AudioPlayback:
         self._jitter.end_of_turn()
 
     def flush(self) -> None:
-        """Stop speaking now (barge-in): drop everything queued.
+        """Stop speaking now (barge-in): drop everything queued, and what the device holds.
 
-        The callback notices at its next period, so output is silent within one callback
-        period plus the device's own buffer. Emits ``PlaybackDrained(interrupted=True)``
-        when speech was queued or playing.
+        The callback plays silence from its next period; while speech was playing, the
+        device buffer (15-20 ms of it) is dropped too (the stream stopped and started again
+        in a worker thread, :meth:`StreamOwner.drop_buffered`), so the speaker is silent
+        within a millisecond or two instead of once that buffer has played out. Not while
+        an effect is still being mixed in: a barge-in must not cut an earcon (the last
+        device buffer of one handed over just before can be). Emits
+        ``PlaybackDrained(interrupted=True)`` when speech was queued or playing.
         """
-        self._flushed_at = self._scheduler.time()
+        flushed_at = self._flushed_at = self._scheduler.time()
+        self.flushes += 1
+        self._dropping = False
+        speaking = self._jitter.is_playing
         self._jitter.flush()
+        if not speaking or not self._effects.is_idle:
+            return
+
+        def dropped() -> None:
+            if self._flushed_at == flushed_at:  # no newer flush since
+                self._dropping = False
+                self.buffer_drops += 1
+                self.last_flush_to_silence_s = self._scheduler.time() - flushed_at
+                # Dropped, not played out: silent at the speaker from here, not a buffer later.
+                self.last_flush_to_dac_silence_s = self.last_flush_to_silence_s
+                self.measured_flush = self.flushes
+                self._flushed_at = 0.0
+
+        # Meanwhile a callback's silence is not the measure: the drop's moment is.
+        self._dropping = self._stream.drop_buffered(dropped)
 
     def expect_speech(self, within_s: float) -> None:
         """Speech is likely to come within ``within_s``: get the stream ready for it.
@@ -478,11 +510,17 @@ class AudioPlayback:
             self._meter.feed_silence(report.frames)
         else:
             self._meter.feed(np.frombuffer(played, dtype=np.int16))
-        if self._flushed_at and report.written == 0 and stamp > self._flushed_at:
+        if (
+            self._flushed_at
+            and not self._dropping
+            and report.written == 0
+            and stamp > self._flushed_at
+        ):
             # The first callback after flush() that played nothing: silence from here on.
             self.last_flush_to_silence_s = stamp - self._flushed_at
             # ...and when that silence reaches the speaker, by PortAudio's clock.
             self.last_flush_to_dac_silence_s = self.last_flush_to_silence_s + max(0.0, dac_delay)
+            self.measured_flush = self.flushes
             self._flushed_at = 0.0
         self._jitter.played(report.flush_generation, report.written, stamp)
 

@@ -200,6 +200,10 @@ class StreamOwner:
         """Start a paused stream again; nothing if it runs."""
         self.supervisor.resume()
 
+    def drop_buffered(self, on_dropped: Callable[[], None] | None = None) -> bool:
+        """Silence what the device holds now (see :meth:`StreamSupervisor.drop_buffered`)."""
+        return self.supervisor.drop_buffered(on_dropped)
+
     def candidate_rates(self, device: AudioDevice) -> list[int]:
         """The rates to open ``device`` at, best first."""
         if self._forced_rate is not None:

@@ -141,6 +141,8 @@ async def test_flush_silences_speech_but_lets_the_effect_finish(
         ordered=False,
     )
     assert len(events.of(PlaybackDrained)) == 1
+    # The effect was being mixed in: the device buffer was played out, not dropped.
+    assert playback.buffer_drops == 0
 
 
 @pytest.mark.usefixtures("speaker_looped_into_mic")

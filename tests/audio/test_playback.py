@@ -71,7 +71,9 @@ async def test_speech_played_is_what_the_speaker_gets(
 
 @pytest.mark.audio
 @pytest.mark.usefixtures("running_sinks")
-async def test_flush_silences_the_speaker_at_once(bus: EventBus, events: EventLog) -> None:
+async def test_flush_silences_the_speaker_at_once_and_it_plays_the_next_answer(
+    bus: EventBus, events: EventLog, short_speech_24k: np.ndarray
+) -> None:
     recorder = MonitorRecorder(OUTPUT_RATE)
     playback = AudioPlayback(bus)
     signal = tone(440.0, 5.0, rate=OUTPUT_RATE)
@@ -89,24 +91,47 @@ async def test_flush_silences_the_speaker_at_once(bus: EventBus, events: EventLo
         assert drained.interrupted
         assert not playback.is_playing
         await recorder.wait_for_samples(flushed_at + OUTPUT_RATE, within=5)
+        silence_ends = recorder.samples_so_far
+        drops = playback.buffer_drops
+        to_silence, to_dac_silence = (
+            playback.last_flush_to_silence_s,
+            playback.last_flush_to_dac_silence_s,
+        )
+        # The stream was stopped and started to drop what the device held: it plays on.
+        play_in_chunks(playback, short_speech_24k)
+        playback.end_of_turn()
+        await events.wait_for(PlaybackStarted, count=2)
+        await events.wait_for(PlaybackDrained, within_s=15, count=2)
+        await recorder.wait_for_samples(recorder.samples_so_far + OUTPUT_RATE // 5, within=5)
     finally:
         recording = await recorder.stop()
         await playback.stop()
 
-    loud = np.flatnonzero(np.abs(recording.astype(np.int32)) > 300)
+    after_flush = recording[:silence_ends]
+    loud = np.flatnonzero(np.abs(after_flush.astype(np.int32)) > 300)
     assert len(loud) and loud[0] < flushed_at, "the tone never reached the speaker"
     onset = int(loud[-1]) + 1
     onset_ms = (onset - flushed_at) / OUTPUT_RATE * 1000
     _log.info(
-        "flush -> silence in the recording: %.1f ms after the flush (callback: %.1f ms)",
+        "flush -> silence in the recording: %.1f ms after the flush (dropped: %.1f ms)",
         onset_ms,
-        playback.last_flush_to_silence_s * 1000,
+        to_silence * 1000,
     )
     # The tone (5 s of it queued) stopped soon after flush() and the speaker stayed silent
-    # for the rest of the recording (a second). How soon is a benchmark (bench/audio/).
+    # for the rest of that second. How soon is a benchmark (bench/audio/).
     assert onset < flushed_at + OUTPUT_RATE // 2, f"still sounding {onset_ms:.0f} ms after flush"
-    assert len(recording) - onset > OUTPUT_RATE // 2
-    assert playback.last_flush_to_silence_s > 0
+    assert len(after_flush) - onset > OUTPUT_RATE // 2
+    # Speech was playing and no effect: the device buffer was dropped, not played out, and
+    # its moment is the measure of the silence.
+    assert drops == 1
+    assert 0 < to_dac_silence == to_silence
+    assert_heard_intact(
+        recording[silence_ends:],
+        short_speech_24k,
+        rate=OUTPUT_RATE,
+        device_underflows=playback.device_underflows,
+    )
+    assert playback.underruns == 0
 
 
 @pytest.mark.audio

@@ -300,3 +300,126 @@ async def test_a_resting_stream_reopened_on_a_device_that_never_calls_back_is_fo
         assert clock.now == pytest.approx(0.2 + 31.0)  # one stall timeout (30 s) and a look
         assert events.of(StreamRecovered) == []
         assert len(events.of(StreamError)) == 1  # still the one outage
+
+
+class DroppingStream(BlockingStartStream):
+    """A stream that logs its aborts and starts in order, from whichever thread."""
+
+    def __init__(self, finished: Callable[[], None]) -> None:
+        super().__init__(finished)
+        self.calls: list[str] = []
+
+    def abort(self) -> None:
+        self.calls.append("abort")
+        super().abort()
+
+    def start(self) -> None:
+        self.calls.append("start")
+        super().start()
+
+
+@contextlib.asynccontextmanager
+async def running_supervisor(
+    bus: EventBus, opener: Callable[..., FakeStream]
+) -> AsyncIterator[StreamSupervisor]:
+    """A supervisor of the output, its stream opened and running; stopped on the way out."""
+    supervisor = StreamSupervisor(bus, "output", "", opener, stall_timeout_s=30)
+    await supervisor.start()
+    try:
+        yield supervisor
+    finally:
+        await supervisor.stop()
+
+
+@pytest.mark.usefixtures("fake_device")
+async def test_dropping_the_buffer_stops_and_starts_the_stream_at_once_and_is_no_failure(
+    bus: EventBus, events: EventLog
+) -> None:
+    # Barge-in: what the device holds is dropped (an abort) and the stream runs on (a
+    # start), handed to a worker at once: the loop may be busy with the interruption.
+    streams: list[DroppingStream] = []
+
+    def opener(
+        _device: AudioDevice, _generation: int, finished: Callable[[], None]
+    ) -> DroppingStream:
+        streams.append(DroppingStream(finished))
+        return streams[-1]
+
+    dropped: list[list[str]] = []
+    async with running_supervisor(bus, opener) as supervisor:
+        stream = streams[0]
+        assert supervisor.drop_buffered(lambda: dropped.append(list(stream.calls)))
+        assert stream.started.wait(timeout=5)  # the loop blocked: a worker did it
+        assert stream.calls == ["abort", "start"]
+        await until(lambda: bool(dropped) and not supervisor._unapplied)
+        # Told on the loop once the abort had dropped the buffer.
+        assert dropped[0][0] == "abort"
+        # PortAudio's finished callback for that abort was expected, not a failure.
+        assert supervisor.is_running and not supervisor.is_paused
+        assert events.of(StreamError) == []
+        # Again: each barge-in drops what is buffered then.
+        assert supervisor.drop_buffered()
+        await until(lambda: stream.calls == ["abort", "start"] * 2 and not supervisor._unapplied)
+        # A stream that ends by itself afterwards is a failure again, as it always was.
+        stream._finished()
+        error = await events.wait_for(StreamError, within_s=3)
+        assert "stopped the stream" in error.reason
+    assert events.of(StreamError) == [error]
+
+
+@pytest.mark.usefixtures("fake_device")
+async def test_a_paused_or_pausing_stream_has_nothing_to_drop_and_a_pause_waits_for_a_drop(
+    bus: EventBus, events: EventLog
+) -> None:
+    streams: list[DroppingStream] = []
+
+    def opener(
+        _device: AudioDevice, _generation: int, finished: Callable[[], None]
+    ) -> DroppingStream:
+        streams.append(DroppingStream(finished))
+        return streams[-1]
+
+    async with paused_supervisor(bus, opener) as supervisor:
+        stream = streams[0]
+        calls = list(stream.calls)
+        assert not supervisor.drop_buffered()  # paused: the device holds nothing
+        supervisor.resume()
+        await until(lambda: not supervisor.is_paused and not supervisor._unapplied)
+        supervisor.pause()
+        assert not supervisor.drop_buffered()  # the pause's abort drops it anyway
+        await until(lambda: supervisor.is_paused)
+        assert stream.calls == [*calls, "start", "abort"]
+        supervisor.resume()
+        await until(lambda: not supervisor._unapplied)
+        # A pause asked while a drop is on its way is applied after it, in turn.
+        assert supervisor.drop_buffered()
+        supervisor.pause()
+        await until(lambda: supervisor.is_paused)
+        assert stream.calls[-3:] == ["abort", "start", "abort"]
+    assert events.of(StreamError) == []
+
+
+@pytest.mark.usefixtures("fake_device")
+async def test_a_stream_that_will_not_start_after_a_drop_is_reopened(
+    bus: EventBus, events: EventLog
+) -> None:
+    streams: list[FakeStream] = []
+
+    def opener(_device: AudioDevice, _generation: int, finished: Callable[[], None]) -> FakeStream:
+        stream = FakeStream(finished)
+        if not streams:
+
+            def refuse() -> None:
+                raise sd.PortAudioError("Unanticipated host error")
+
+            stream.start = refuse  # type: ignore[method-assign]
+        streams.append(stream)
+        return stream
+
+    async with running_supervisor(bus, opener) as supervisor:
+        assert supervisor.drop_buffered()
+        error = await events.wait_for(StreamError, within_s=3)
+        assert "would not start again" in error.reason
+        await until(lambda: len(streams) == 2)
+        await until(lambda: _called_back(supervisor) and bool(events.of(StreamRecovered)))
+        assert streams[0].closed
