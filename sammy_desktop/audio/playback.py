@@ -433,6 +433,8 @@ class AudioPlayback:
         self._effects.drop()
 
     def _stream_failed(self) -> None:
+        # A drop under way failed with the stream: the reopened one's silence is the measure.
+        self._dropping = False
         # Whatever was queued cannot play now; the listener must not wait for a drain that
         # would never come.
         if self.is_playing:

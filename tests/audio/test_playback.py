@@ -6,15 +6,19 @@ import logging
 
 import numpy as np
 import pytest
+import sounddevice as sd
 
 from sammy_desktop.audio import (
     AudioLevel,
     AudioPlayback,
     PlaybackDrained,
     PlaybackStarted,
+    StreamError,
+    StreamRecovered,
 )
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.wire_audio import OUTPUT_RATE
+from tests.audio.conftest import until
 from tests.audio.signals import assert_heard_intact, tone
 from tests.audio.virtual_devices import MonitorRecorder
 from tests.helpers.events import EventLog
@@ -132,6 +136,35 @@ async def test_flush_silences_the_speaker_at_once_and_it_plays_the_next_answer(
         device_underflows=playback.device_underflows,
     )
     assert playback.underruns == 0
+
+
+@pytest.mark.audio
+@pytest.mark.usefixtures("running_sinks")
+async def test_a_drop_that_fails_is_a_reopened_stream_and_its_silence_still_measured(
+    bus: EventBus, events: EventLog
+) -> None:
+    playback = AudioPlayback(bus)
+    await playback.start()
+    try:
+        play_in_chunks(playback, tone(440.0, 3.0, rate=OUTPUT_RATE))
+        await events.wait_for(PlaybackStarted)
+        stream = playback._stream.supervisor.stream
+        assert stream is not None
+
+        def refuse() -> None:
+            raise sd.PortAudioError("Unanticipated host error")
+
+        stream.abort = refuse  # type: ignore[method-assign]
+        playback.flush()
+        error = await events.wait_for(StreamError, within_s=3)
+        assert "would not start again" in error.reason
+        await events.wait_for(StreamRecovered, within_s=10)
+        # Nothing was dropped; the reopened stream's first silent callback is the measure.
+        await until(lambda: playback.measured_flush == playback.flushes)
+        assert playback.buffer_drops == 0
+        assert playback.last_flush_to_dac_silence_s >= playback.last_flush_to_silence_s > 0
+    finally:
+        await playback.stop()
 
 
 @pytest.mark.audio
