@@ -328,18 +328,8 @@ class StreamSupervisor:
             stream, paused or pausing: a pause drops it anyway) or another start or stop
             is under way (then what is buffered plays out as it would).
         """
-        stream = self._stream
-        busy = self._unapplied or (self._pausing is not None and not self._pausing.done())
-        if (
-            stream is None
-            or self._paused
-            or self._pause_wanted
-            or busy
-            or self._stopping
-            or self._switch_requested
-            or self._recheck_wanted
-            or self._failure.is_set()
-        ):
+        stream = self._free_stream()
+        if stream is None or self._paused or self._pause_wanted:
             return False
         loop = asyncio.get_running_loop()
 
@@ -357,19 +347,27 @@ class StreamSupervisor:
         self._wake.set()  # the task applies the outcome (a start that failed is a failure)
         return True
 
-    def _start_at_once(self) -> None:
-        stream = self._stream
-        # Paused and resumed again before the task applied the last start: it runs already.
+    def _free_stream(self) -> PortAudioStream | None:
+        """The stream, if a worker may start or stop it now; else ``None``.
+
+        Not while another start or stop is under way or unapplied (paused and resumed
+        again before the task applied the last start: it runs already), nor while the task
+        has a stop, a switch, a device recheck or a failure to see to first.
+        """
         busy = self._unapplied or (self._pausing is not None and not self._pausing.done())
         if (
-            stream is None
-            or not self._paused
-            or busy
+            busy
             or self._stopping
             or self._switch_requested
             or self._recheck_wanted
             or self._failure.is_set()
         ):
+            return None
+        return self._stream
+
+    def _start_at_once(self) -> None:
+        stream = self._free_stream()
+        if stream is None or not self._paused:
             return  # the supervising task starts it, in turn, once it is free
         self._pausing = asyncio.get_running_loop().run_in_executor(None, stream.start)
         self._unapplied = True
