@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import AsyncIterator, Callable
+from typing import TypeVar
 
 import pytest
 import sounddevice as sd
@@ -64,6 +65,32 @@ class FakeStream:
         self.closed = True
 
 
+Stream = TypeVar("Stream", bound=FakeStream)
+
+
+def recording_opener(
+    kind: type[Stream], streams: list[Stream], *, refuse_first_start: bool = False
+) -> Callable[[AudioDevice, int, Callable[[], None]], Stream]:
+    """An opener of ``kind`` streams, each kept in ``streams``.
+
+    ``refuse_first_start``: the first stream's start() fails as a device's can (it opened,
+    and will not run again once stopped).
+    """
+
+    def opener(_device: AudioDevice, _generation: int, finished: Callable[[], None]) -> Stream:
+        stream = kind(finished)
+        if refuse_first_start and not streams:
+
+            def refuse() -> None:
+                raise sd.PortAudioError("Unanticipated host error")
+
+            stream.start = refuse  # type: ignore[method-assign]
+        streams.append(stream)
+        return stream
+
+    return opener
+
+
 @pytest.fixture
 def fake_device(monkeypatch: pytest.MonkeyPatch) -> None:
     # resolve_device asks PortAudio; the fake stream needs no device list.
@@ -95,9 +122,7 @@ async def test_a_paused_stream_is_not_a_stalled_one_and_the_watchdog_wakes_with_
 ) -> None:
     streams: list[FakeStream] = []
 
-    def opener(_device: AudioDevice, _generation: int, finished: Callable[[], None]) -> FakeStream:
-        streams.append(FakeStream(finished))
-        return streams[-1]
+    opener = recording_opener(FakeStream, streams)
 
     clock = ManualScheduler()
     supervisor = StreamSupervisor(bus, "output", "", opener, stall_timeout_s=0.3, scheduler=clock)
@@ -154,16 +179,7 @@ async def test_a_stream_that_will_not_start_again_is_reopened(
 ) -> None:
     streams: list[FakeStream] = []
 
-    def opener(_device: AudioDevice, _generation: int, finished: Callable[[], None]) -> FakeStream:
-        stream = FakeStream(finished)
-        if not streams:
-
-            def refuse() -> None:
-                raise sd.PortAudioError("Unanticipated host error")
-
-            stream.start = refuse  # type: ignore[method-assign]
-        streams.append(stream)
-        return stream
+    opener = recording_opener(FakeStream, streams, refuse_first_start=True)
 
     async with paused_supervisor(bus, opener) as supervisor:
         supervisor.resume()
@@ -200,11 +216,7 @@ async def test_resume_starts_the_stream_while_the_loop_is_still_busy(
     # keeps the loop busy: the start must not wait for the supervising task's next turn.
     streams: list[BlockingStartStream] = []
 
-    def opener(
-        _device: AudioDevice, _generation: int, finished: Callable[[], None]
-    ) -> BlockingStartStream:
-        streams.append(BlockingStartStream(finished))
-        return streams[-1]
+    opener = recording_opener(BlockingStartStream, streams)
 
     async with paused_supervisor(bus, opener) as supervisor:
         supervisor.resume()
@@ -228,9 +240,7 @@ async def watched_paused_supervisor(
     """:func:`paused_supervisor` on a hand-moved clock, with every stream it opened."""
     streams: list[FakeStream] = []
 
-    def opener(_device: AudioDevice, _generation: int, finished: Callable[[], None]) -> FakeStream:
-        streams.append(FakeStream(finished))
-        return streams[-1]
+    opener = recording_opener(FakeStream, streams)
 
     clock = ManualScheduler()
     async with paused_supervisor(bus, opener, clock) as supervisor:
@@ -339,11 +349,7 @@ async def test_dropping_the_buffer_stops_and_starts_the_stream_at_once_and_is_no
     # start), handed to a worker at once: the loop may be busy with the interruption.
     streams: list[DroppingStream] = []
 
-    def opener(
-        _device: AudioDevice, _generation: int, finished: Callable[[], None]
-    ) -> DroppingStream:
-        streams.append(DroppingStream(finished))
-        return streams[-1]
+    opener = recording_opener(DroppingStream, streams)
 
     dropped: list[list[str]] = []
     async with running_supervisor(bus, opener) as supervisor:
@@ -373,11 +379,7 @@ async def test_a_paused_or_pausing_stream_has_nothing_to_drop_and_a_pause_waits_
 ) -> None:
     streams: list[DroppingStream] = []
 
-    def opener(
-        _device: AudioDevice, _generation: int, finished: Callable[[], None]
-    ) -> DroppingStream:
-        streams.append(DroppingStream(finished))
-        return streams[-1]
+    opener = recording_opener(DroppingStream, streams)
 
     async with paused_supervisor(bus, opener) as supervisor:
         stream = streams[0]
@@ -405,16 +407,7 @@ async def test_a_stream_that_will_not_start_after_a_drop_is_reopened(
 ) -> None:
     streams: list[FakeStream] = []
 
-    def opener(_device: AudioDevice, _generation: int, finished: Callable[[], None]) -> FakeStream:
-        stream = FakeStream(finished)
-        if not streams:
-
-            def refuse() -> None:
-                raise sd.PortAudioError("Unanticipated host error")
-
-            stream.start = refuse  # type: ignore[method-assign]
-        streams.append(stream)
-        return stream
+    opener = recording_opener(FakeStream, streams, refuse_first_start=True)
 
     async with running_supervisor(bus, opener) as supervisor:
         assert supervisor.drop_buffered()
