@@ -180,6 +180,7 @@ class AudioPlayback:
             on_running=self._stream_running,
             on_failed=self._stream_failed,
             on_switching=self._stream_switching,
+            on_paused=self._stream_paused,
             stall_timeout_s=stall_timeout_s,
         )
         self._flushed_at = 0.0
@@ -431,6 +432,12 @@ class AudioPlayback:
         if self.is_playing:
             self.flush()
         self._effects.drop()
+
+    def _stream_paused(self) -> None:
+        # Everything played before the rest is handled now, not with the first block after it.
+        self._reports.stream_stopped()
+        self._take_reports()
+        self._standby.stream_stopped(self._scheduler.time())
 
     def _stream_failed(self) -> None:
         # A drop under way failed with the stream: the reopened one's silence is the measure.

@@ -46,7 +46,8 @@ class PlayedReport(NamedTuple):
     frames: int
     """Samples in the batch."""
     dac_delay: float
-    """Seconds from the callback until its block reaches the speaker (PortAudio's clock)."""
+    """Seconds from the callback until its block reaches the speaker (PortAudio's clock);
+    0 when not known (a batch queued after the stream stopped)."""
     stamp: float
     """When the batch was queued, on the reports' clock."""
 
@@ -175,6 +176,16 @@ class PlayedReports:
             return True
         return False
 
+    def stream_stopped(self) -> None:
+        """The stream has stopped: queue the blocks still batched as their own report (loop).
+
+        Called only while no callback runs (a paused stream), so the batch is the loop's
+        for that moment. Without it the last blocks played before a rest would reach the
+        loop with the first report after it, stamped as new.
+        """
+        if self._batch.blocks:
+            self._queue(self._generation, None)
+
     def pumped(self, now: float) -> None:
         """The capture is taking the reports now, and will again with its next block (loop)."""
         self._pumped_at = now
@@ -185,7 +196,7 @@ class PlayedReports:
         while reports:
             yield reports.popleft()
 
-    def _queue(self, generation: int, time_info: Any) -> None:
+    def _queue(self, generation: int, time_info: Any | None) -> None:
         batch = self._batch
         self._reports.append(
             PlayedReport(
@@ -194,7 +205,9 @@ class PlayedReports:
                 batch.written,
                 bytes(batch.data) if batch.audible else None,
                 batch.frames,
-                float(time_info.outputBufferDacTime - time_info.currentTime),
+                0.0
+                if time_info is None
+                else float(time_info.outputBufferDacTime - time_info.currentTime),
                 self._clock(),
             )
         )

@@ -79,6 +79,14 @@ class SpeakerStandby:
             return True
         return False
 
+    def stream_stopped(self, now: float) -> None:
+        """The stream has just stopped, its played blocks all reported up to ``now`` (loop).
+
+        The rest's silence for the reference counts from here: counted from the last pump
+        instead, the blocks played between it and the stop would reach the canceller twice.
+        """
+        self._reference_at = now
+
     def silent_reference_frames(self, now: float, rate: int, *, resting: bool) -> int:
         """How many samples of silence the echo canceller's reference needs up to ``now`` (loop).
 

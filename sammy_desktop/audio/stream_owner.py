@@ -75,6 +75,8 @@ class StreamOwner:
         latency: PortAudio's suggested latency, seconds or ``"low"``.
         on_failed: called on the loop when a running stream fails (before reopening).
         on_switching: called on the loop before the stream moves to another device.
+        on_paused: called on the loop once a pause has stopped the stream (no callback runs
+            until it starts again).
         stall_timeout_s: a stream that delivers no callback for this long counts as dead
             and is reopened.
     """
@@ -95,6 +97,7 @@ class StreamOwner:
         latency: float | str = "low",
         on_failed: Callable[[], None] | None = None,
         on_switching: Callable[[], None] | None = None,
+        on_paused: Callable[[], None] | None = None,
         stall_timeout_s: float = 5.0,
     ) -> None:
         self._stream_class = stream_class
@@ -116,6 +119,7 @@ class StreamOwner:
             on_running=self._running,
             on_failed=on_failed,
             on_switching=on_switching,
+            on_paused=on_paused,
             stall_timeout_s=stall_timeout_s,
         )
 

@@ -104,6 +104,8 @@ class StreamSupervisor:
             the device, so the owner can read the stream's rate and latency.
         on_failed: called on the loop when a running stream fails (before reopening).
         on_switching: called on the loop before the stream moves to another device.
+        on_paused: called on the loop once :meth:`pause` has stopped a stream: no callback
+            runs from then until it starts again.
         stall_timeout_s: a running stream that delivers no callback for this long is
             treated as dead. Generous, because some servers take seconds to start a stream.
         scheduler: the clock and timers of the stall watchdog and the reopening backoff
@@ -120,6 +122,7 @@ class StreamSupervisor:
         on_running: Callable[[PortAudioStream, AudioDevice], None] | None = None,
         on_failed: Callable[[], None] | None = None,
         on_switching: Callable[[], None] | None = None,
+        on_paused: Callable[[], None] | None = None,
         stall_timeout_s: float = 5.0,
         scheduler: Scheduler | None = None,
     ) -> None:
@@ -131,6 +134,7 @@ class StreamSupervisor:
         self._on_running = on_running
         self._on_failed = on_failed
         self._on_switching = on_switching
+        self._on_paused = on_paused
         self._opened_name = device_name
         self._switch_requested = False
         self._announce_switch = False
@@ -613,6 +617,8 @@ class StreamSupervisor:
         self._paused = pause
         self._last_alive = self._scheduler.time()
         _log.debug("%s stream %s", self._direction, "paused" if pause else "resumed")
+        if pause and self._on_paused is not None:
+            self._on_paused()
 
     async def _switch(self) -> bool:
         self._switch_requested = False

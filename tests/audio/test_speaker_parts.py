@@ -157,6 +157,27 @@ def test_a_live_microphone_takes_the_reports_and_saves_the_wake_ups() -> None:
     assert woken_after == [False] * 4 + [True, False]
 
 
+def test_a_stopped_stream_reports_its_last_half_batch_at_once() -> None:
+    clock = Clock()
+    reports = PlayedReports(5, clock=clock)
+    speech = block_of(300)
+    reports.stream_stopped()  # nothing batched: nothing to report
+    assert list(reports.take()) == []
+    reports.add(1, speech, len(speech), BLOCK, 0, effect=False, time_info=TIME_INFO)
+    for _ in range(2):  # silence from now: its first block at once (a change), then half a batch
+        reports.add(1, block_of(0), 0, BLOCK, 0, effect=False, time_info=TIME_INFO)
+    assert [r.written for r in reports.take()] == [len(speech), 0]
+    clock.now = 51.0
+    reports.stream_stopped()
+    (last,) = reports.take()
+    assert (last.generation, last.written, last.frames, last.played) == (1, 0, BLOCK, None)
+    assert last.stamp == 51.0
+    assert last.dac_delay == 0.0  # no callback's timing to read: not known
+    # The next stream's first block starts a batch of its own.
+    reports.add(1, speech, len(speech), BLOCK, 0, effect=False, time_info=TIME_INFO)
+    assert [r.frames for r in reports.take()] == [BLOCK]
+
+
 def test_an_effect_makes_a_silent_batch_audible() -> None:
     reports = PlayedReports(10, clock=Clock())
     mixed = block_of(42)
@@ -199,3 +220,12 @@ def test_the_echo_reference_runs_on_in_silence_while_the_speaker_rests() -> None
     # A long gap (the microphone rested too): only the last 100 ms, then on from there.
     assert standby.silent_reference_frames(5.0, rate, resting=True) == rate // 10
     assert standby.silent_reference_frames(5.11, rate, resting=True) == 480
+
+
+def test_the_rest_s_silence_for_the_reference_counts_from_the_stop() -> None:
+    standby = SpeakerStandby(50, block_ms=5)
+    rate = 48_000
+    assert standby.silent_reference_frames(1.0, rate, resting=False) == 0  # the last pump
+    # The stream stopped 30 ms later; its callbacks fed the reference until then.
+    standby.stream_stopped(1.03)
+    assert standby.silent_reference_frames(1.04, rate, resting=True) == 480

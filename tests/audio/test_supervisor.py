@@ -174,6 +174,32 @@ async def test_a_paused_stream_is_not_a_stalled_one_and_the_watchdog_wakes_with_
 
 
 @pytest.mark.usefixtures("fake_device")
+async def test_the_owner_hears_each_time_a_pause_has_stopped_the_stream(bus: EventBus) -> None:
+    streams: list[FakeStream] = []
+    stopped: list[tuple[bool, int]] = []  # (paused, aborts so far) at each call
+
+    def on_paused() -> None:
+        stopped.append((supervisor.is_paused, streams[0].aborts))
+
+    supervisor = StreamSupervisor(
+        bus, "output", "", recording_opener(FakeStream, streams), on_paused=on_paused
+    )
+    await supervisor.start()
+    try:
+        supervisor.pause()
+        await until(lambda: bool(stopped))
+        assert stopped == [(True, 1)]  # after the abort returned: no callback runs now
+        supervisor.resume()
+        await until(lambda: streams[0].starts == 1 and not supervisor.is_paused)
+        assert stopped == [(True, 1)]  # a resume is not a stop
+        supervisor.pause()
+        await until(lambda: len(stopped) == 2)
+        assert stopped[1] == (True, 2)
+    finally:
+        await supervisor.stop()
+
+
+@pytest.mark.usefixtures("fake_device")
 async def test_a_stream_that_will_not_start_again_is_reopened(
     bus: EventBus, events: EventLog
 ) -> None:
