@@ -44,8 +44,27 @@ class StatePill(QFrame):
     def show_word(self, state: AgentState, word: str, tone: str, reason: str = "") -> None:
         """Show ``word`` with the dot's ``tone`` for ``state`` (see ``talk_view``)."""
         self._state = state
-        self.label.setText(word)
+        if word != self.label.text():
+            self.label.setText(word)
+            self._settle()
         self.label.setAccessibleName(f"State: {word}")
         self.setAccessibleName(f"State: {word}")
         self.dot.set_tone(tone)
         self.setToolTip(reason.capitalize() if reason else word)
+
+    def _settle(self) -> None:
+        """Lay the pill and the row it sits in out now, for the word just set.
+
+        A new word changes the pill's width, and Qt would lay the header out only after the
+        next paint: that paint shows the word clipped to the old width, and a second one
+        follows a moment later with the pill moved. The state changes at the moments that
+        count most (the key's release, the answer's first sound), and the window's work
+        then is the loop's and the CPU's that the answer waits for (docs/benchmarks.md).
+        """
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
+        parent = self.parentWidget()
+        parent_layout = parent.layout() if parent is not None else None
+        if parent_layout is not None:
+            parent_layout.activate()

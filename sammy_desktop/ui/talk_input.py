@@ -124,6 +124,7 @@ class TalkInput(QObject):
         # The text box has the focus: Space types there instead of talking.
         self._typing = False
         self._reason = ""
+        self._shown: tuple[TalkView, bool, AgentState, str] | None = None
         # False once the microphone failed, until it is heard or works again.
         self._mic_works = True
         self._settings = settings
@@ -464,8 +465,16 @@ class TalkInput(QObject):
         return Press.WAITING
 
     def _show(self) -> None:
-        """Show what :func:`talk_view` says: the look, the hint, the pill."""
+        """Show what :func:`talk_view` says: the look, the hint, the pill.
+
+        Nothing when that is what shows already: the key's release asks twice (the state
+        change, then the look after activityEnd went out), just as the answer is due.
+        """
         view = self.view
+        shown = (view, self._controls is not None, self._state, self._reason)
+        if shown == self._shown:
+            return
+        self._shown = shown
         self._button.setEnabled(self._controls is not None)
         self._button.set_look(view.look)
         self._hint.setText(view.hint)

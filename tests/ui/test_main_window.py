@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QEvent, QPoint, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QLineEdit, QWidget
@@ -98,6 +98,38 @@ def test_space_held_talks_and_release_ends(
     assert not window.talking
 
 
+class _EventCount(QObject):
+    """Counts the events of one type a widget gets."""
+
+    def __init__(self, widget: QWidget, kind: QEvent.Type) -> None:
+        super().__init__(widget)
+        self.kind = kind
+        self.count = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == self.kind:
+            self.count += 1
+        return False
+
+
+def test_the_release_changes_the_talk_controls_look_once(
+    qtbot: QtBot, window: MainWindow, agent: FakeAgent
+) -> None:
+    """The release asks for the look twice (the state change, then after activityEnd went
+    out); the second, with nothing new to show, touches no widget: the answer is due then."""
+    agent.move_to(AgentState.READY)
+    window.talk_button.setFocus()
+    handle = window.windowHandle()
+    assert handle is not None
+    QTest.keyPress(handle, Qt.Key.Key_Space)
+    tooltips = _EventCount(window.talk_button, QEvent.Type.ToolTipChange)
+    QTest.keyRelease(handle, Qt.Key.Key_Space)
+    assert agent.state is AgentState.THINKING
+    assert window.talk_hint.text() == "Thinking…"
+    assert tooltips.count == 1
+
+
 def test_space_in_the_text_box_types_instead_of_talking(
     qtbot: QtBot, window: MainWindow, agent: FakeAgent
 ) -> None:
@@ -133,6 +165,51 @@ def test_every_state_shows_its_words(window: MainWindow, bus: EventBus, state: A
     bus.emit(StateChanged(old=AgentState.DISCONNECTED, new=state, reason="test"))
     assert window.state_label.text() == STATE_WORDS[state]
     assert window.state_pill.accessibleName() == f"State: {STATE_WORDS[state]}"
+
+
+class _PaintWidths(QObject):
+    """Each paint of a label: its text, its width, and the width its text needs."""
+
+    def __init__(self, label: QLabel) -> None:
+        super().__init__(label)
+        self.label = label
+        self.paints: list[tuple[str, int, int]] = []
+        label.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.label and event.type() == QEvent.Type.Paint:
+            self.paints.append(
+                (self.label.text(), self.label.width(), self.label.sizeHint().width())
+            )
+        return False
+
+
+def test_a_new_state_word_is_painted_whole_the_first_time(
+    qtbot: QtBot, window: MainWindow, agent: FakeAgent
+) -> None:
+    """The pill is laid out for its new word before it is painted: no frame of a clipped
+    word, and no second layout and paint a moment later (at the key's release and the
+    answer's first sound, when the answer waits for the window's work)."""
+    widths = _PaintWidths(window.state_label)
+    cycle = [
+        AgentState.READY,
+        AgentState.USER_SPEAKING,
+        AgentState.THINKING,
+        AgentState.ASSISTANT_SPEAKING,
+        AgentState.READY,
+        AgentState.DISCONNECTED,
+    ]
+    for state in cycle:
+        agent.move_to(state)
+        word = STATE_WORDS[state]
+
+        def painted(word: str = word) -> bool:
+            return any(text == word for text, _, _ in widths.paints)
+
+        qtbot.waitUntil(painted)
+    clipped = [(text, width, needed) for text, width, needed in widths.paints if width < needed]
+    assert clipped == []
+    assert {text for text, _, _ in widths.paints} >= {STATE_WORDS[s] for s in cycle}
 
 
 def test_state_words_are_the_ones_the_issue_names() -> None:
