@@ -6,6 +6,7 @@ hint, so the three never disagree (the window's talk input shows them together).
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 
 from sammy_desktop.core.events import AgentState
@@ -53,18 +54,15 @@ class StatePill(QFrame):
         self.setToolTip(reason.capitalize() if reason else word)
 
     def _settle(self) -> None:
-        """Lay the pill and the row it sits in out now, for the word just set.
+        """Have the row the pill sits in laid out again before the next paint.
 
         A new word changes the pill's width, and Qt would lay the header out only after the
         next paint: that paint shows the word clipped to the old width, and a second one
-        follows a moment later with the pill moved. The state changes at the moments that
-        count most (the key's release, the answer's first sound), and the window's work
-        then is the loop's and the CPU's that the answer waits for (docs/benchmarks.md).
+        follows a moment later with the pill moved. The row's layout request is posted now,
+        ahead of the paint (a low-priority event), not run here: the state changes at the
+        moments that count most (the key's release, the answer's first sound), and work
+        done inside the change delays what goes out then (docs/benchmarks.md).
         """
-        layout = self.layout()
-        if layout is not None:
-            layout.activate()
         parent = self.parentWidget()
-        parent_layout = parent.layout() if parent is not None else None
-        if parent_layout is not None:
-            parent_layout.activate()
+        if parent is not None:
+            QCoreApplication.postEvent(parent, QEvent(QEvent.Type.LayoutRequest))
