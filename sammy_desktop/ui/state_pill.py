@@ -6,7 +6,6 @@ hint, so the three never disagree (the window's talk input shows them together).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 
 from sammy_desktop.core.events import AgentState
@@ -47,22 +46,14 @@ class StatePill(QFrame):
         self._state = state
         if word != self.label.text():
             self.label.setText(word)
-            self._settle()
+            # The label tells only the pill's own layout, and the row it sits in would hear
+            # of the new width after the next paint: a frame of the word clipped to the old
+            # width, then a second layout and paint. Told now, the row's layout request is
+            # posted ahead of the paint (a low-priority event); nothing is laid out here, in
+            # the state change, which at the key's release can go out ahead of activityEnd
+            # (docs/benchmarks.md).
+            self.updateGeometry()
         self.label.setAccessibleName(f"State: {word}")
         self.setAccessibleName(f"State: {word}")
         self.dot.set_tone(tone)
         self.setToolTip(reason.capitalize() if reason else word)
-
-    def _settle(self) -> None:
-        """Have the row the pill sits in laid out again before the next paint.
-
-        A new word changes the pill's width, and Qt would lay the header out only after the
-        next paint: that paint shows the word clipped to the old width, and a second one
-        follows a moment later with the pill moved. The row's layout request is posted now,
-        ahead of the paint (a low-priority event), not run here: the state changes at the
-        moments that count most (the key's release, the answer's first sound), and work
-        done inside the change delays what goes out then (docs/benchmarks.md).
-        """
-        parent = self.parentWidget()
-        if parent is not None:
-            QCoreApplication.postEvent(parent, QEvent(QEvent.Type.LayoutRequest))

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import qasync
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
@@ -34,6 +35,30 @@ from sammy_desktop.ui.settings import AboutInfo, SettingsWindow
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.theme import ThemeController
 from sammy_desktop.ui.welcome import WelcomePanel
+
+
+class EventCounter(QObject):
+    """Counts the events of one type (paints unless told) a widget receives."""
+
+    def __init__(self, widget: QWidget, kind: QEvent.Type = QEvent.Type.Paint) -> None:
+        super().__init__(widget)
+        self.kind = kind
+        self.count = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == self.kind:
+            self.count += 1
+        return False
+
+    def settle(self) -> int:
+        """Deliver the pending events (until a pass adds none); the count after."""
+        while True:
+            before = self.count
+            for _ in range(3):
+                QApplication.processEvents()
+            if self.count == before:
+                return self.count
 
 
 class FakeAgent:

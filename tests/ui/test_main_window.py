@@ -36,7 +36,7 @@ from sammy_desktop.ui.state_pill import STATE_WORDS
 from sammy_desktop.ui.talk_button import TalkLook
 from sammy_desktop.ui.theme import DARK, ThemeController
 
-from .conftest import FakeAgent, MakeWindow, talking
+from .conftest import EventCounter, FakeAgent, MakeWindow, talking
 
 NO_MODIFIER = Qt.KeyboardModifier.NoModifier
 LEFT = Qt.MouseButton.LeftButton
@@ -98,21 +98,6 @@ def test_space_held_talks_and_release_ends(
     assert not window.talking
 
 
-class _EventCount(QObject):
-    """Counts the events of one type a widget gets."""
-
-    def __init__(self, widget: QWidget, kind: QEvent.Type) -> None:
-        super().__init__(widget)
-        self.kind = kind
-        self.count = 0
-        widget.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == self.kind:
-            self.count += 1
-        return False
-
-
 def test_the_release_changes_the_talk_controls_look_once(
     qtbot: QtBot, window: MainWindow, agent: FakeAgent
 ) -> None:
@@ -123,7 +108,7 @@ def test_the_release_changes_the_talk_controls_look_once(
     handle = window.windowHandle()
     assert handle is not None
     QTest.keyPress(handle, Qt.Key.Key_Space)
-    tooltips = _EventCount(window.talk_button, QEvent.Type.ToolTipChange)
+    tooltips = EventCounter(window.talk_button, QEvent.Type.ToolTipChange)
     QTest.keyRelease(handle, Qt.Key.Key_Space)
     assert agent.state is AgentState.THINKING
     assert window.talk_hint.text() == "Thinking…"
@@ -187,9 +172,8 @@ class _PaintWidths(QObject):
 def test_a_new_state_word_is_painted_whole_the_first_time(
     qtbot: QtBot, window: MainWindow, agent: FakeAgent
 ) -> None:
-    """The pill is laid out for its new word before it is painted: no frame of a clipped
-    word, and no second layout and paint a moment later (at the key's release and the
-    answer's first sound, when the answer waits for the window's work)."""
+    """The pill is laid out for its new word before it is painted: no frame shows a word
+    clipped to the width of the one before."""
     widths = _PaintWidths(window.state_label)
     cycle = [
         AgentState.READY,

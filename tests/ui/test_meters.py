@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QPointF, Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
-from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from sammy_desktop.audio.events import AudioLevel, MicrophoneInUse, PlaybackDrained
@@ -16,30 +15,7 @@ from sammy_desktop.ui.assets import Assets
 from sammy_desktop.ui.painted import METER_QUIET_MS, LevelMeter, level_from_dbfs
 from sammy_desktop.ui.talk_button import FACE_DIAMETER, RING_ROOM, TalkButton, TalkLook
 
-from .conftest import MakeWindow
-
-
-class PaintCounter(QObject):
-    """Counts the paint events a widget receives."""
-
-    def __init__(self, widget: QWidget) -> None:
-        super().__init__(widget)
-        self.paints = 0
-        widget.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint:
-            self.paints += 1
-        return False
-
-    def settle(self) -> int:
-        """Deliver the pending repaints (until a pass adds none); the paint count after."""
-        while True:
-            before = self.paints
-            for _ in range(3):
-                QApplication.processEvents()
-            if self.paints == before:
-                return self.paints
+from .conftest import EventCounter, MakeWindow
 
 
 def test_the_meter_repaints_on_a_change_and_not_for_the_same_level(qtbot: QtBot) -> None:
@@ -48,7 +24,7 @@ def test_the_meter_repaints_on_a_change_and_not_for_the_same_level(qtbot: QtBot)
     meter.resize(200, 6)
     meter.show()
     qtbot.waitExposed(meter)
-    counter = PaintCounter(meter)
+    counter = EventCounter(meter)
     start = counter.settle()
     for _ in range(10):
         meter.set_dbfs(-100.0)  # silence on an empty meter: nothing to draw
@@ -74,7 +50,7 @@ def test_the_ring_repaints_only_while_it_moves(qtbot: QtBot) -> None:
     button.show()
     qtbot.waitExposed(button)
     button.set_look(TalkLook.LISTENING)
-    counter = PaintCounter(button)
+    counter = EventCounter(button)
     start = counter.settle()
     for _ in range(10):
         button.set_level_dbfs(-100.0)
