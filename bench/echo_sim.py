@@ -19,10 +19,9 @@ Modes:
   ``benchSlowTool`` before answering (the slow tool must not make the event loop lag).
 
 It prints ``priority=...`` (see :data:`SERVICE_NICENESS`), then ``base_url=...`` and
-``ca_file=...`` (like ``sammy-live-sim``) and, when stopped
-with SIGTERM, writes what it received and sent with ``time.monotonic()`` stamps (the same
-clock in every process on Linux) to ``--events-out``, so the runner can measure key up ->
-activityEnd on the wire.
+``ca_file=...`` (like ``sammy-live-sim``) and, when stopped with SIGTERM, writes what it
+received and sent with ``time.monotonic()`` stamps (the same clock in every process on
+Linux) to ``--events-out``, so the runner can measure key up -> activityEnd on the wire.
 """
 
 from __future__ import annotations
