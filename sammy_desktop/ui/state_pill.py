@@ -2,15 +2,20 @@
 
 What it says comes from :mod:`sammy_desktop.ui.talk_view`, with the talk control's look and
 hint, so the three never disagree (the window's talk input shows them together).
+
+The pill keeps one width through a conversation: its word takes the room of the widest word
+a turn goes through (Ready, Listening, Thinking, Speaking, Paused), so the header does not
+shift at every press and answer; a rarer, longer word (Reconnecting) widens it while shown.
 """
 
 from __future__ import annotations
 
+from PySide6.QtCore import QRect, QSize
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 
 from sammy_desktop.core.events import AgentState
 from sammy_desktop.ui.painted import StateDot
-from sammy_desktop.ui.talk_view import STATE_TONES, STATE_WORDS
+from sammy_desktop.ui.talk_view import STATE_TONES, STATE_WORDS, TURN_WORDS
 
 __all__ = ["STATE_TONES", "STATE_WORDS", "StatePill"]
 
@@ -25,7 +30,7 @@ class StatePill(QFrame):
         layout.setContentsMargins(10, 4, 12, 4)
         layout.setSpacing(8)
         self.dot = StateDot(self)
-        self.label = QLabel(self)
+        self.label = _StateWord(self)
         self.label.setObjectName("statePillLabel")
         layout.addWidget(self.dot)
         layout.addWidget(self.label)
@@ -45,15 +50,44 @@ class StatePill(QFrame):
         """Show ``word`` with the dot's ``tone`` for ``state`` (see ``talk_view``)."""
         self._state = state
         if word != self.label.text():
+            needed = self.label.sizeHint()
             self.label.setText(word)
-            # The label tells only the pill's own layout, and the row it sits in would hear
-            # of the new width after the next paint: a frame of the word clipped to the old
-            # width, then a second layout and paint. Told now, the row's layout request is
-            # posted ahead of the paint (a low-priority event); nothing is laid out here, in
-            # the state change, which at the key's release can go out ahead of activityEnd
-            # (docs/benchmarks.md).
-            self.updateGeometry()
+            if self.label.sizeHint() != needed:
+                # The label tells only the pill's own layout, and the row it sits in would
+                # hear of the new width after the next paint: a frame of the word clipped
+                # to the old width, then a second layout and paint. Told now, the row's
+                # layout request is posted ahead of the paint (a low-priority event);
+                # nothing is laid out here, in the state change, which at the key's release
+                # can go out ahead of activityEnd (docs/benchmarks.md).
+                self.updateGeometry()
         self.label.setAccessibleName(f"State: {word}")
         self.setAccessibleName(f"State: {word}")
         self.dot.set_tone(tone)
         self.setToolTip(reason.capitalize() if reason else word)
+
+
+class _StateWord(QLabel):
+    """The pill's word, as wide as the widest of :data:`TURN_WORDS` in its font, or its own."""
+
+    def sizeHint(self) -> QSize:
+        """The label's own hint, widened to the widest word of a turn."""
+        hint = super().sizeHint()
+        return hint.expandedTo(QSize(hint.width() + self._room_for_turn_words(), 0))
+
+    def minimumSizeHint(self) -> QSize:
+        """As wide as the size hint: the word is never cut, and never moves the row."""
+        hint = super().minimumSizeHint()
+        return hint.expandedTo(QSize(self.sizeHint().width(), 0))
+
+    def _room_for_turn_words(self) -> int:
+        """How much wider than the word shown the widest word of a turn is (0 if none)."""
+        # Measured as QLabel measures its own text (a bounding box laid out in the label's
+        # alignment, not the advance alone), so every word gets the same width to the pixel.
+        metrics = self.fontMetrics()
+        box = QRect(0, 0, 10_000, 1_000)
+        flags = int(self.alignment().value)
+
+        def width(text: str) -> int:
+            return metrics.boundingRect(box, flags, text).width()
+
+        return max(0, max(width(word) for word in TURN_WORDS) - width(self.text()))

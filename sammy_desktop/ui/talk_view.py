@@ -40,6 +40,7 @@ from sammy_desktop.ui.controls import can_talk
 __all__ = [
     "STATE_TONES",
     "STATE_WORDS",
+    "TURN_WORDS",
     "Press",
     "PressMode",
     "TalkLook",
@@ -80,6 +81,14 @@ STATE_TONES: Final[dict[AgentState, str]] = {
 LISTENING: Final = "Listening"
 _LISTENING_TONE: Final = STATE_TONES[AgentState.USER_SPEAKING]
 PAUSED: Final = "Paused"
+TURN_WORDS: Final = (
+    STATE_WORDS[AgentState.READY],
+    LISTENING,
+    STATE_WORDS[AgentState.THINKING],
+    STATE_WORDS[AgentState.ASSISTANT_SPEAKING],
+    PAUSED,
+)
+"""What the pill says turn after turn, in every talk mode: it keeps the width of the widest."""
 NOT_AVAILABLE: Final = "Talking is not available yet"
 MIC_NOT_WORKING: Final = "Microphone not working · you can type instead"
 

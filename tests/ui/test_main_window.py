@@ -12,6 +12,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
+from sammy_desktop.audio.events import MicrophoneInUse
 from sammy_desktop.config import TalkKey, TalkMode, Theme
 from sammy_desktop.core.events import (
     AgentState,
@@ -34,9 +35,18 @@ from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.state_pill import STATE_WORDS
 from sammy_desktop.ui.talk_button import TalkLook
+from sammy_desktop.ui.talk_view import LISTENING, PAUSED
 from sammy_desktop.ui.theme import DARK, ThemeController
 
-from .conftest import EventCounter, FakeAgent, MakeWindow, talking
+from .conftest import EventCounter, FakeAgent, MakeWindow, Picture, talking
+
+TURN = (
+    AgentState.READY,
+    AgentState.USER_SPEAKING,
+    AgentState.THINKING,
+    AgentState.ASSISTANT_SPEAKING,
+    AgentState.READY,
+)
 
 NO_MODIFIER = Qt.KeyboardModifier.NoModifier
 LEFT = Qt.MouseButton.LeftButton
@@ -194,6 +204,59 @@ def test_a_new_state_word_is_painted_whole_the_first_time(
     clipped = [(text, width, needed) for text, width, needed in widths.paints if width < needed]
     assert clipped == []
     assert {text for text, _, _ in widths.paints} >= {STATE_WORDS[s] for s in cycle}
+
+
+def test_the_header_keeps_still_through_a_turn(
+    qtbot: QtBot, window: MainWindow, agent: FakeAgent, bus: EventBus
+) -> None:
+    """From Ready to Listening, Thinking, Speaking and back the pill keeps its width, so the
+    mic mark beside it stays put; only a rarer, longer word widens it, shown whole."""
+    bus.emit(MicrophoneInUse(in_use=True))
+    qtbot.waitUntil(window.mic_mark.isVisible)
+    places = []
+    for state in TURN:
+        agent.move_to(state)
+        picture = Picture(window)
+        qtbot.waitUntil(picture.settled)
+        assert window.state_label.text() == STATE_WORDS[state]
+        places.append((window.mic_mark.geometry(), window.state_pill.geometry()))
+    assert len(set(places)) == 1, places
+    # Hands-free's own words of a turn take no more room either.
+    pill = window.state_pill
+    for word in (LISTENING, PAUSED):
+        pill.show_word(AgentState.READY, word, "idle")
+        assert pill.sizeHint().width() == places[0][1].width()
+    agent.move_to(AgentState.RECONNECTING)
+    picture = Picture(window)
+    qtbot.waitUntil(picture.settled)
+    assert pill.width() > places[0][1].width()
+    assert window.state_label.width() >= window.state_label.fontMetrics().horizontalAdvance(
+        STATE_WORDS[AgentState.RECONNECTING]
+    )
+
+
+def test_a_word_of_the_same_width_moves_and_repaints_nothing_beside_it(
+    qtbot: QtBot, window: MainWindow, agent: FakeAgent, bus: EventBus
+) -> None:
+    """At the key's release the pill's new word moves nothing in the header: the mic mark
+    beside it is neither moved nor painted again, only the word is."""
+    bus.emit(MicrophoneInUse(in_use=True))
+    agent.move_to(AgentState.USER_SPEAKING)
+    picture = Picture(window)
+    qtbot.waitUntil(picture.settled)
+    mark, pill = window.mic_mark, window.state_pill
+    assert mark.isVisible()
+    moves = [EventCounter(part, QEvent.Type.Move) for part in (mark, pill)]
+    resizes = EventCounter(pill, QEvent.Type.Resize)
+    mark_paints = EventCounter(mark)
+    word_paints = EventCounter(window.state_label)
+    agent.move_to(AgentState.THINKING)
+    word_paints.settle()
+    assert window.state_label.text() == "Thinking"
+    assert word_paints.count >= 1
+    assert [m.count for m in moves] == [0, 0]
+    assert resizes.count == 0
+    assert mark_paints.count == 0
 
 
 def test_state_words_are_the_ones_the_issue_names() -> None:
