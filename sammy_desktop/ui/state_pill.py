@@ -11,6 +11,7 @@ shift at every press and answer; a rarer, longer word (Reconnecting) widens it w
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, QSize
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 
 from sammy_desktop.core.events import AgentState
@@ -79,15 +80,20 @@ class _StateWord(QLabel):
         hint = super().minimumSizeHint()
         return hint.expandedTo(QSize(self.sizeHint().width(), 0))
 
+    _widest: tuple[tuple[str, int], int] | None = None
+
     def _room_for_turn_words(self) -> int:
         """How much wider than the word shown the widest word of a turn is (0 if none)."""
         # Measured as QLabel measures its own text (a bounding box laid out in the label's
         # alignment, not the advance alone), so every word gets the same width to the pixel.
+        # Layouts ask for the hint often; the widest word is measured once per font.
         metrics = self.fontMetrics()
-        box = QRect(0, 0, 10_000, 1_000)
         flags = int(self.alignment().value)
+        key = (self.font().key(), flags)
+        if self._widest is None or self._widest[0] != key:
+            self._widest = (key, max(_width(metrics, flags, word) for word in TURN_WORDS))
+        return max(0, self._widest[1] - _width(metrics, flags, self.text()))
 
-        def width(text: str) -> int:
-            return metrics.boundingRect(box, flags, text).width()
 
-        return max(0, max(width(word) for word in TURN_WORDS) - width(self.text()))
+def _width(metrics: QFontMetrics, flags: int, text: str) -> int:
+    return metrics.boundingRect(QRect(0, 0, 10_000, 1_000), flags, text).width()

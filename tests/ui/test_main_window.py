@@ -35,7 +35,7 @@ from sammy_desktop.ui.main_window import MainWindow
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.state_pill import STATE_WORDS
 from sammy_desktop.ui.talk_button import TalkLook
-from sammy_desktop.ui.talk_view import LISTENING, PAUSED
+from sammy_desktop.ui.talk_view import LISTENING, PAUSED, TURN_WORDS
 from sammy_desktop.ui.theme import DARK, ThemeController
 from tests.helpers.fit import clipped_text
 
@@ -233,6 +233,22 @@ def test_the_header_keeps_still_through_a_turn(
     assert pill.width() > places[0][1].width()
     assert window.state_label.text() == STATE_WORDS[AgentState.RECONNECTING]
     assert clipped_text(pill) == []
+
+
+def test_the_pills_room_follows_its_font(window: MainWindow) -> None:
+    """The widest word is measured again when the style gives the word another font, so
+    every word of a turn still fits, at one width, in the new font."""
+    label = window.state_label
+    label.setText(TURN_WORDS[0])
+    before = label.sizeHint().width()
+    label.setStyleSheet("font-size: 26px; font-weight: 600;")
+    widths = set()
+    for word in TURN_WORDS:
+        label.setText(word)
+        widths.add(label.sizeHint().width())
+        assert label.sizeHint().width() >= label.fontMetrics().horizontalAdvance(word)
+    assert len(widths) == 1
+    assert widths.pop() > before
 
 
 def test_a_word_of_the_same_width_moves_and_repaints_nothing_beside_it(
