@@ -307,7 +307,7 @@ async def run_app(
     # Qt's own quit-on-last-window would stop the loop under our feet.
     app.setQuitOnLastWindowClosed(False)
     app.aboutToQuit.connect(quit_signal.request)
-    desktop = DesktopApp(app, context, quit_signal, options or LaunchOptions())
+    desktop = DesktopApp(app, context, quit_signal, options or LaunchOptions(), collector)
     try:
         return await desktop.run(on_window_shown)
     finally:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from sammy_desktop.audio import AudioDevice, AudioEngine
     from sammy_desktop.core.key_check import KeyCheck
     from sammy_desktop.ui import MainWindow
+    from sammy_desktop.ui.garbage import QtThreadGarbageCollector
     from sammy_desktop.ui.history import HistoryWindow
     from sammy_desktop.ui.instance.address import InstanceAddress
     from sammy_desktop.ui.instance.server import InstanceServer
@@ -80,6 +81,8 @@ class DesktopApp:
         context: settings, folders and secrets loaded by ``app.py``.
         quit_signal: how every part asks the app to quit.
         options: what the command line asked for.
+        collector: the app's garbage collector, told to freeze what lives as long as the
+            app once the Live SDK is loaded (None: left as it is, as in tests).
     """
 
     def __init__(
@@ -88,10 +91,12 @@ class DesktopApp:
         context: AppContext,
         quit_signal: QuitSignal,
         options: LaunchOptions,
+        collector: QtThreadGarbageCollector | None = None,
     ) -> None:
         from sammy_desktop import ui
 
         self._app = app
+        self._collector = collector
         self._context = context
         self._quit = quit_signal
         self._options = options
@@ -417,6 +422,9 @@ class DesktopApp:
                 "the app; the log file has the details.",
             )
             return False
+        if self._collector is not None:
+            # The SDK and its models live as long as the app: out of every collection.
+            self._collector.freeze()
         return True
 
     async def _ready_to_connect(self) -> None:

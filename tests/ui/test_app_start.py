@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import os
 import signal
 import subprocess
@@ -18,6 +20,7 @@ from sammy_desktop import __version__
 from sammy_desktop.app import AppContext, QuitSignal, display_problem, run_app
 from sammy_desktop.config import AppPaths
 from sammy_desktop.ui.banners import Banner
+from sammy_desktop.ui.garbage import QtThreadGarbageCollector
 from sammy_desktop.ui.main_window import MainWindow
 
 ENTRY_POINT = Path(sys.executable).with_name("sammy-desktop")
@@ -59,6 +62,44 @@ def test_window_shows_and_quits_cleanly(qapp: QApplication, tmp_path: Path) -> N
     assert not shown[0].isVisible()
     # Shutdown cancelled the task that was still running.
     assert leftover[0].cancelled()
+
+
+def test_the_live_sdk_is_left_out_of_garbage_collection_once_loaded(
+    qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A full collection that walked the SDK's objects held the GIL for ~55 ms: an answer
+    # playing would underrun. The app freezes them once loaded, and gives them back at exit.
+    context = AppContext.create(AppPaths.profile(tmp_path / "profile"))
+    frozen: list[tuple[bool, int]] = []
+    freeze = QtThreadGarbageCollector.freeze
+
+    async def scenario() -> int:
+        quit_signal = QuitSignal()
+        done = asyncio.Event()
+
+        def freezing(collector: QtThreadGarbageCollector) -> None:
+            freeze(collector)
+            frozen.append(("google.genai.live" in sys.modules, gc.get_freeze_count()))
+            done.set()
+
+        async def quit_once_frozen() -> None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), 30)
+            quit_signal.request()
+
+        monkeypatch.setattr(QtThreadGarbageCollector, "freeze", freezing)
+        quitting = asyncio.ensure_future(quit_once_frozen())
+        try:
+            return await run_app(qapp, context, quit_signal)
+        finally:
+            quitting.cancel()
+
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        assert runner.run(scenario()) == 0
+    ((sdk_loaded, count),) = frozen
+    assert sdk_loaded
+    assert count > 10_000
+    assert gc.get_freeze_count() == 0
 
 
 @pytest.mark.logs_errors("the Live SDK could not be loaded")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Iterator
 
 import pytest
@@ -55,3 +56,20 @@ def test_the_timer_collects_on_its_own(collector: QtThreadGarbageCollector, qtbo
     garbage = [Node() for _ in range(threshold + 10)]
     del garbage
     qtbot.waitUntil(lambda: gc.get_count()[0] < threshold, timeout=5000)
+
+
+def test_frozen_objects_are_left_out_of_collections_until_stop(qapp: QApplication) -> None:
+    collector = QtThreadGarbageCollector()
+    collector.start()
+    try:
+        node = Node()
+        alive = weakref.ref(node)
+        del node  # a cycle: only a collection frees it
+        collector.freeze()
+        assert gc.get_freeze_count() > 0
+        gc.collect()
+        assert alive() is not None  # frozen: no collection scans it
+    finally:
+        collector.stop()
+    assert gc.get_freeze_count() == 0
+    assert alive() is None  # given back, and collected
