@@ -7,13 +7,11 @@ timers are then left pointing at freed memory: a crash minutes later in Qt's tim
 (seen in the UI tests). :class:`QtThreadGarbageCollector` switches automatic collection off
 and runs the same generational collection from a timer on the Qt thread instead.
 
-Once the app's long-lived objects are loaded (the Live SDK and its pydantic models, about
-120,000 objects), :meth:`QtThreadGarbageCollector.freeze` moves them to the permanent
-generation, which collections never scan. Without it every full collection walked them
-all, 55 ms on this machine with the GIL held: longer than the speaker's 15 ms device buffer,
-so an answer playing would underrun; and the SDK, loaded on a worker while the collector
-waited for the Qt thread, came to the first collection as 50,000-66,000 young objects, a
-25 ms pause in the middle of connecting.
+Once the app's long-lived objects are loaded (the Live SDK and its pydantic models among
+them, about 170,000 objects in all), :meth:`QtThreadGarbageCollector.freeze` moves them to
+the permanent generation, which collections never scan. Without it every full collection
+walked them all, 55 ms on this machine with the GIL held: longer than the speaker's 15 ms
+device buffer, so an answer playing would underrun (docs/benchmarks.md).
 """
 
 from __future__ import annotations
