@@ -51,8 +51,9 @@ class QtThreadGarbageCollector(QObject):
         """Leave every object alive now out of all later collections.
 
         Call it once the objects that live as long as the app are loaded: they are never
-        garbage, and scanning them is most of what a collection would cost. Cycles that
-        were already garbage stay until :meth:`stop`.
+        garbage, and scanning them is most of what a collection would cost. Reference
+        counting still frees what is frozen; only a frozen object caught in a cycle (one
+        already garbage, or one that becomes so later) stays until :meth:`stop`.
         """
         gc.freeze()
 
