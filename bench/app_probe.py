@@ -20,6 +20,12 @@
   ``bench-mark cue T`` (the talk control turned to Listening).
 * ``SAMMY_BENCH_TRACE``: a stamp at each hand-off of the audio path for every loud onset
   (``bench/audio_trace.py``), written to that file at exit.
+* ``SAMMY_BENCH_GC_MARKS``: when the app freezes its long-lived objects (once the Live SDK is
+  loaded, ``ui/garbage.py``), a full collection is timed just before, and printed with how
+  many were frozen: ``bench-mark gc-full-unfrozen-ms MS``, ``bench-mark gc-frozen-objects N``.
+  And whenever the file ``SAMMY_BENCH_LAG_FILE`` + ``.gc`` appears (looked for twice a
+  second), a full collection on the loop's thread, as the app's collector runs it:
+  ``bench-mark gc-full-ms MS``; the file is removed.
 * ``SAMMY_BENCH_REST_S``: the connection rests after that many seconds of quiet instead of
   the setting's minutes (the idle CPU while resting, without waiting fifteen minutes).
 
@@ -30,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import sys
@@ -134,6 +141,26 @@ def install_mic_marks() -> None:
     TalkInput._cue_listening = marked_cue_listening  # type: ignore[method-assign]
 
 
+def _full_collection_ms() -> float:
+    started = time.perf_counter()
+    gc.collect()
+    return (time.perf_counter() - started) * 1000
+
+
+def install_gc_marks() -> None:
+    """Time a full collection before and after the app's freeze (see the module docstring)."""
+    from sammy_desktop.ui.garbage import QtThreadGarbageCollector
+
+    freeze = QtThreadGarbageCollector.freeze
+
+    def timed_freeze(self: QtThreadGarbageCollector) -> None:
+        _mark("gc-full-unfrozen-ms", _full_collection_ms())
+        freeze(self)
+        _mark("gc-frozen-objects", gc.get_freeze_count())
+
+    QtThreadGarbageCollector.freeze = timed_freeze  # type: ignore[method-assign]
+
+
 def install_rest_seconds(seconds: float) -> None:
     """Rest the connection after ``seconds`` of quiet instead of the setting's minutes."""
     from sammy_desktop.core.idle_rest import IdleRest
@@ -148,6 +175,8 @@ def install() -> None:
     """Wrap run_app with the lag probe and desktop_tools with the slow tool."""
     if os.environ.get("SAMMY_BENCH_MIC_MARKS"):
         install_mic_marks()
+    if os.environ.get("SAMMY_BENCH_GC_MARKS"):
+        install_gc_marks()
     rest_s = os.environ.get("SAMMY_BENCH_REST_S")
     if rest_s:
         install_rest_seconds(float(rest_s))
@@ -171,14 +200,28 @@ def install() -> None:
                 after = time.monotonic()
                 samples.append((after, after - before - PROBE_PERIOD_S))
 
+    gc_switch = Path(out + ".gc") if out else None
+
+    async def collect_on_request() -> None:
+        while True:
+            await asyncio.sleep(PROBE_IDLE_CHECK_S)
+            if gc_switch is not None and gc_switch.exists():
+                gc_switch.unlink()
+                _mark("gc-full-ms", _full_collection_ms())
+
     async def run_app_with_probe(*args: Any, **kwargs: Any) -> int:
-        task = asyncio.get_running_loop().create_task(probe(), name="bench-loop-lag-probe")
+        loop = asyncio.get_running_loop()
+        tasks = [
+            loop.create_task(probe(), name="bench-loop-lag-probe"),
+            loop.create_task(collect_on_request(), name="bench-gc-on-request"),
+        ]
         try:
             return await original_run_app(*args, **kwargs)
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            for task in tasks:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             if write_trace is not None:
                 write_trace()
             if out:

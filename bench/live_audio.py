@@ -617,9 +617,13 @@ class ResourceResult:
     lag_streaming_ms: list[float]
     lag_slow_tool_ms: list[float]
     cpu_slow_tool_pct: float
+    gc_full_unfrozen_ms: float  # a full collection once the Live SDK is loaded, before the freeze
+    gc_full_after_turns_ms: float  # one after the streaming turns, long-lived objects frozen
+    gc_frozen_objects: int
 
 
 PROBE_SWITCH_S = 0.6
+GC_MARKS = ("full-unfrozen-ms", "frozen-objects")
 STARTUP_SETTLE_S = 3.0
 
 
@@ -642,9 +646,11 @@ def app_resources(workdir: Path, *, idle_s: float, streaming_rounds: int) -> Res
             # The speaker as a hardware sink behaves (see bench/pulse_rig.py's docstring).
             sinks_kept_awake(),
             SimProcess("probe", workdir, plain_turns=streaming_rounds, label="app") as sim,
-            running_app(sim, workdir, lag_file) as app,
+            running_app(sim, workdir, lag_file, env_extra={"SAMMY_BENCH_GC_MARKS": "1"}) as app,
         ):
             startup = app.wait_for(WINDOW_SHOWN) - app.started_at
+            # The freeze comes before the first connection, so before running_app's READY.
+            gc_ms = {what: _mark_time(app, f"bench-mark gc-{what}", 0) for what in GC_MARKS}
             rss["startup"] = app.rss_mb()
             # Let start-up settle: first paint, the connection, and the sound server starting
             # the new streams (PortAudio's ALSA capture busy-waits, a core at 100 %, until
@@ -686,6 +692,9 @@ def app_resources(workdir: Path, *, idle_s: float, streaming_rounds: int) -> Res
                     windows[kind].append((wall0, end))
                 rss["streaming"] = app.rss_mb()
                 time.sleep(0.3)
+            mark = app.count()
+            Path(f"{lag_file}.gc").touch()  # bench/app_probe.py collects once, timed
+            gc_ms["full-after-turns-ms"] = _mark_time(app, "bench-mark gc-full-ms", mark)
     finally:
         keyboard.close()
     samples: list[tuple[float, float]] = (
@@ -711,6 +720,9 @@ def app_resources(workdir: Path, *, idle_s: float, streaming_rounds: int) -> Res
         lag_streaming_ms=lags("streaming"),
         lag_slow_tool_ms=lags("slow"),
         cpu_slow_tool_pct=mean(cpu["slow"]),
+        gc_full_unfrozen_ms=gc_ms["full-unfrozen-ms"],
+        gc_full_after_turns_ms=gc_ms["full-after-turns-ms"],
+        gc_frozen_objects=round(gc_ms["frozen-objects"]),
     )
 
 

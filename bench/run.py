@@ -550,6 +550,21 @@ def bench_app(sizes: Sizes, work: Path, report: Report) -> list[Row]:
             note=f"p99 {_p99(result.lag_slow_tool_ms):.2f} ms; tool waits 2 s on a thread",
         ),
         Row(
+            "loop",
+            "a full garbage collection after the turns (long-lived objects frozen)",
+            "ms",
+            [result.gc_full_after_turns_ms],
+            note=f"{result.gc_frozen_objects} objects frozen once the Live SDK is loaded; "
+            "it holds the GIL (the speaker's device buffer: 15 ms)",
+        ),
+        Row(
+            "loop",
+            "a full garbage collection, nothing frozen",
+            "ms",
+            [result.gc_full_unfrozen_ms],
+            note="just before the freeze, all loaded: what each full collection cost before",
+        ),
+        Row(
             "resources",
             "CPU idle, window shown, connected",
             "% core",
