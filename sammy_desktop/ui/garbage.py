@@ -10,8 +10,8 @@ and runs the same generational collection from a timer on the Qt thread instead.
 Once the app's long-lived objects are loaded (the Live SDK and its pydantic models among
 them, about 170,000 objects in all), :meth:`QtThreadGarbageCollector.freeze` moves them to
 the permanent generation, which collections never scan. Without it every full collection
-walked them all, 55 ms on this machine with the GIL held: longer than the speaker's 15 ms
-device buffer, so an answer playing would underrun (docs/benchmarks.md).
+walked them all, about 100 ms with the GIL held in the bench: far longer than the speaker's
+15 ms device buffer, so an answer playing would underrun (docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ def test_window_shows_and_quits_cleanly(qapp: QApplication, tmp_path: Path) -> N
 def test_the_live_sdk_is_left_out_of_garbage_collection_once_loaded(
     qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A full collection that walked the SDK's objects held the GIL for ~55 ms: an answer
+    # A full collection that walked the SDK's objects held the GIL for ~100 ms: an answer
     # playing would underrun. The app freezes them once loaded, and gives them back at exit.
     context = AppContext.create(AppPaths.profile(tmp_path / "profile"))
     frozen: list[tuple[bool, int]] = []
