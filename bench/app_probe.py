@@ -23,9 +23,9 @@
 * ``SAMMY_BENCH_GC_MARKS``: when the app freezes its long-lived objects (once the Live SDK is
   loaded, ``ui/garbage.py``), a full collection is timed just before, and printed with how
   many were frozen: ``bench-mark gc-full-unfrozen-ms MS``, ``bench-mark gc-frozen-objects N``.
-  And whenever the file ``SAMMY_BENCH_LAG_FILE`` + ``.gc`` appears (looked for twice a
-  second), a full collection on the loop's thread, as the app's collector runs it:
-  ``bench-mark gc-full-ms MS``; the file is removed.
+  And whenever the file ``SAMMY_BENCH_LAG_FILE`` + ``.gc`` appears (the lag probe looks for
+  it with its own switch, twice a second), a full collection on the loop's thread, as the
+  app's collector runs it: ``bench-mark gc-full-ms MS``; the file is removed.
 * ``SAMMY_BENCH_REST_S``: the connection rests after that many seconds of quiet instead of
   the setting's minutes (the idle CPU while resting, without waiting fifteen minutes).
 
@@ -148,7 +148,7 @@ def _full_collection_ms() -> float:
 
 
 def install_gc_marks() -> None:
-    """Time a full collection before and after the app's freeze (see the module docstring)."""
+    """Time a full collection just before the app's freeze (see the module docstring)."""
     from sammy_desktop.ui.garbage import QtThreadGarbageCollector
 
     freeze = QtThreadGarbageCollector.freeze
@@ -188,9 +188,13 @@ def install() -> None:
 
     out = os.environ.get("SAMMY_BENCH_LAG_FILE")
     switch = Path(out + ".on") if out else None
+    gc_switch = Path(out + ".gc") if out else None
 
     async def probe() -> None:
         while True:
+            if gc_switch is not None and gc_switch.exists():
+                gc_switch.unlink()
+                _mark("gc-full-ms", _full_collection_ms())
             if switch is None or not switch.exists():
                 await asyncio.sleep(PROBE_IDLE_CHECK_S)
                 continue
@@ -200,28 +204,14 @@ def install() -> None:
                 after = time.monotonic()
                 samples.append((after, after - before - PROBE_PERIOD_S))
 
-    gc_switch = Path(out + ".gc") if out else None
-
-    async def collect_on_request() -> None:
-        while True:
-            await asyncio.sleep(PROBE_IDLE_CHECK_S)
-            if gc_switch is not None and gc_switch.exists():
-                gc_switch.unlink()
-                _mark("gc-full-ms", _full_collection_ms())
-
     async def run_app_with_probe(*args: Any, **kwargs: Any) -> int:
-        loop = asyncio.get_running_loop()
-        tasks = [
-            loop.create_task(probe(), name="bench-loop-lag-probe"),
-            loop.create_task(collect_on_request(), name="bench-gc-on-request"),
-        ]
+        task = asyncio.get_running_loop().create_task(probe(), name="bench-loop-lag-probe")
         try:
             return await original_run_app(*args, **kwargs)
         finally:
-            for task in tasks:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
             if write_trace is not None:
                 write_trace()
             if out:

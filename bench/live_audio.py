@@ -650,7 +650,7 @@ def app_resources(workdir: Path, *, idle_s: float, streaming_rounds: int) -> Res
         ):
             startup = app.wait_for(WINDOW_SHOWN) - app.started_at
             # The freeze comes before the first connection, so before running_app's READY.
-            gc_ms = {what: _mark_time(app, f"bench-mark gc-{what}", 0) for what in GC_MARKS}
+            gc_marks = {what: _mark_time(app, f"bench-mark gc-{what}", 0) for what in GC_MARKS}
             rss["startup"] = app.rss_mb()
             # Let start-up settle: first paint, the connection, and the sound server starting
             # the new streams (PortAudio's ALSA capture busy-waits, a core at 100 %, until
@@ -694,7 +694,7 @@ def app_resources(workdir: Path, *, idle_s: float, streaming_rounds: int) -> Res
                 time.sleep(0.3)
             mark = app.count()
             Path(f"{lag_file}.gc").touch()  # bench/app_probe.py collects once, timed
-            gc_ms["full-after-turns-ms"] = _mark_time(app, "bench-mark gc-full-ms", mark)
+            gc_marks["full-after-turns-ms"] = _mark_time(app, "bench-mark gc-full-ms", mark)
     finally:
         keyboard.close()
     samples: list[tuple[float, float]] = (
@@ -720,9 +720,9 @@ def app_resources(workdir: Path, *, idle_s: float, streaming_rounds: int) -> Res
         lag_streaming_ms=lags("streaming"),
         lag_slow_tool_ms=lags("slow"),
         cpu_slow_tool_pct=mean(cpu["slow"]),
-        gc_full_unfrozen_ms=gc_ms["full-unfrozen-ms"],
-        gc_full_after_turns_ms=gc_ms["full-after-turns-ms"],
-        gc_frozen_objects=round(gc_ms["frozen-objects"]),
+        gc_full_unfrozen_ms=gc_marks["full-unfrozen-ms"],
+        gc_full_after_turns_ms=gc_marks["full-after-turns-ms"],
+        gc_frozen_objects=round(gc_marks["frozen-objects"]),
     )
 
 

@@ -70,6 +70,9 @@ class StatePill(QFrame):
 class _StateWord(QLabel):
     """The pill's word, as wide as the widest of :data:`TURN_WORDS` in its font, or its own."""
 
+    # (the font's key and the alignment it was measured in, the widest word's width)
+    _widest: tuple[tuple[str, int], int] | None = None
+
     def sizeHint(self) -> QSize:
         """The label's own hint, widened to the widest word of a turn."""
         hint = super().sizeHint()
@@ -79,8 +82,6 @@ class _StateWord(QLabel):
         """As wide as the size hint: the word is never cut, and never moves the row."""
         hint = super().minimumSizeHint()
         return hint.expandedTo(QSize(self.sizeHint().width(), 0))
-
-    _widest: tuple[tuple[str, int], int] | None = None
 
     def _room_for_turn_words(self) -> int:
         """How much wider than the word shown the widest word of a turn is (0 if none)."""
