@@ -35,7 +35,7 @@ from typing import Any, cast
 import numpy as np
 import soxr
 
-from bench import audio_trace
+from bench import audio_trace, reference_client
 from bench.echo_sim import SERVICE_NICENESS
 from bench.pulse_rig import (
     MIC_FEED,
@@ -272,15 +272,21 @@ def focus_window() -> None:
 
 
 @contextlib.contextmanager
-def running_reference(sim: SimProcess, *, minimal: bool = False) -> Iterator[LineProcess]:
+def running_reference(
+    sim: SimProcess, *, minimal: bool = False, trace_file: Path | None = None
+) -> Iterator[LineProcess]:
     """The starter-style reference client against ``sim``, connected.
 
     ``minimal``: the minimal low-latency client instead (see bench/reference_client.py).
+    ``trace_file``: where the client writes its answers' stamps when stopped.
     """
     args = [PYTHON, str(REPO / "bench/reference_client.py"), "--base-url", sim.base_url]
     if minimal:
         args.append("--minimal")
-    client = LineProcess(args, client_env(sim), read_stdout=True, stdin=True)
+    env = client_env(sim)
+    if trace_file is not None:
+        env[reference_client.TRACE_ENV] = str(trace_file)
+    client = LineProcess(args, env, read_stdout=True, stdin=True)
     try:
         client.wait_for("connected", timeout=60)
         yield client
@@ -372,6 +378,9 @@ class VoiceResult:
     # The app only (bench/audio_trace.py): the answer's first message leaving the simulator
     # -> its first sample at the speaker, per round.
     answer_to_speaker_ms: list[float] = field(default_factory=list)
+    # The starter-style client only (bench/reference_client.py AnswerTrace): the same
+    # message leaving the simulator -> the start of the client's first write of it.
+    answer_to_write_ms: list[float] = field(default_factory=list)
 
     def left_out_line(self) -> str:
         """The rounds left out, for the table ("" when none was)."""
@@ -484,9 +493,10 @@ def voice_to_voice_reference(
     seconds = len(speech) / RIG_RATE
     key_ups: list[float] = []
     recording = workdir / f"v2v-reference-{pacing}.wav"
+    trace_file = workdir / f"trace-v2v-reference-{pacing}.json"
     with (
         SimProcess("turn", workdir, label=f"reference-{pacing}", pacing=pacing) as sim,
-        running_reference(sim) as client,
+        running_reference(sim, trace_file=trace_file) as client,
         ToneFeeder() as feeder,
         rig.recording(recording),
     ):
@@ -497,7 +507,17 @@ def voice_to_voice_reference(
             # The starter has no "answer played" signal: give the echo its length and a margin.
             time.sleep(seconds + 1.2)
     latencies, left_out = answer_latencies_ms(recording, rounds, seconds)
-    return VoiceResult(latencies, left_out, _pairs_after(key_ups, sim.times("activity_end")))
+    answer_to_write: list[float] = []
+    if trace_file.exists():
+        answer_to_write = _pairs_after(
+            _answers_sent(sim.events), json.loads(trace_file.read_text())["write"]
+        )
+    return VoiceResult(
+        latencies,
+        left_out,
+        _pairs_after(key_ups, sim.times("activity_end")),
+        answer_to_write_ms=answer_to_write,
+    )
 
 
 def _clicks_file(workdir: Path, count: int, interval_s: float) -> Path:

@@ -158,6 +158,15 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
                 note="simulator's send stamp -> PortAudio's DAC time (bench/audio_trace.py)",
             )
         )
+        rows.append(
+            Row(
+                "app share",
+                f"answer's first message sent -> its first write, starter-style client, {words}",
+                "ms",
+                results[pacing][1].answer_to_write_ms,
+                note="simulator's send stamp -> the start of its blocking write (no DAC time)",
+            )
+        )
     rows += _paced_floor_rows(results)
     app, ref = results["burst"]
     rows += [
