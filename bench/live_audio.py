@@ -458,11 +458,7 @@ def voice_to_voice_app(
                 time.sleep(0.3)
     finally:
         keyboard.close()
-    answer_to_speaker: list[float] = []
-    if trace_file.exists():
-        answer_to_speaker = _pairs_after(
-            _answers_sent(sim.events), json.loads(trace_file.read_text())["answer_sounds"]
-        )
+    answer_to_speaker = _after_answers_sent(sim, trace_file, "answer_sounds")
     latencies, left_out = answer_latencies_ms(recording, rounds, len(speech) / RIG_RATE)
     return VoiceResult(
         latencies,
@@ -470,6 +466,17 @@ def voice_to_voice_app(
         _pairs_after(key_ups, sim.times("activity_end")),
         answer_to_speaker,
     )
+
+
+def _after_answers_sent(sim: SimProcess, trace_file: Path, stage: str) -> list[float]:
+    """Per round, ms from the answer's first message leaving ``sim`` to the client's ``stage``.
+
+    ``trace_file`` is what the client wrote at exit (bench/audio_trace.py for the app,
+    bench/reference_client.py for the starter-style client); none written, none measured.
+    """
+    if not trace_file.exists():
+        return []
+    return _pairs_after(_answers_sent(sim.events), json.loads(trace_file.read_text())[stage])
 
 
 def _answers_sent(events: list[dict[str, object]]) -> list[float]:
@@ -507,16 +514,11 @@ def voice_to_voice_reference(
             # The starter has no "answer played" signal: give the echo its length and a margin.
             time.sleep(seconds + 1.2)
     latencies, left_out = answer_latencies_ms(recording, rounds, seconds)
-    answer_to_write: list[float] = []
-    if trace_file.exists():
-        answer_to_write = _pairs_after(
-            _answers_sent(sim.events), json.loads(trace_file.read_text())["write"]
-        )
     return VoiceResult(
         latencies,
         left_out,
         _pairs_after(key_ups, sim.times("activity_end")),
-        answer_to_write_ms=answer_to_write,
+        answer_to_write_ms=_after_answers_sent(sim, trace_file, "write"),
     )
 
 
