@@ -20,10 +20,6 @@ Push-to-talk comes from standard input, one command a line: ``down`` (activitySt
 push-to-talk mode; with ``--stream`` the microphone is sent all the time (the click test).
 
     SSL_CERT_FILE=ca.pem python bench/reference_client.py --base-url https://127.0.0.1:PORT
-
-With ``SAMMY_BENCH_TRACE`` naming a file, the starter-style client stamps the start of each
-answer (:class:`AnswerTrace`) and writes the stamps there when it quits or gets SIGTERM: the
-bench sets them beside the app's own trace (bench/audio_trace.py).
 """
 
 from __future__ import annotations
@@ -31,13 +27,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
-import os
-import signal
 import sys
 import threading
-import time
-from pathlib import Path
 from typing import Any
 
 import sounddevice as sd
@@ -54,35 +45,6 @@ BLOCK_MS = 10  # the minimal client's callback period, both ways
 # retired preview) are refused at setup, so the reference uses these to compare audio paths.
 MODEL = "gemini-2.5-flash-native-audio-preview-12-2025"
 API_VERSION = "v1beta"
-TRACE_ENV = "SAMMY_BENCH_TRACE"
-QUIET_S = 0.1
-"""A stamp starts a new answer after this long without one (as in bench/audio_trace.py)."""
-
-
-class AnswerTrace:
-    """When each answer's first audio came out of ``receive()`` and its first write began.
-
-    A blocking stream reports no DAC time, so the write's start is where the starter's own
-    share ends; the app's trace goes on to PortAudio's DAC time (bench/audio_trace.py).
-    Stamps are ``time.monotonic()``, the simulator's recorder's clock too.
-    """
-
-    def __init__(self) -> None:
-        self.stamps: dict[str, list[float]] = {"answer_in": [], "write": []}
-        self._last = dict.fromkeys(self.stamps, -1e9)
-
-    def stamp(self, kind: str) -> None:
-        """Note ``kind`` now; only the first of a run closer than QUIET_S is kept."""
-        now = time.monotonic()
-        if now - self._last[kind] >= QUIET_S:
-            self.stamps[kind].append(now)
-        self._last[kind] = now
-
-    def save(self, path: Path) -> None:
-        path.write_text(json.dumps(self.stamps))
-
-
-TRACE = AnswerTrace()
 
 
 class StarterStyleClient:
@@ -119,7 +81,6 @@ class StarterStyleClient:
             turn = self.session.receive()
             async for response in turn:
                 if data := response.data:
-                    TRACE.stamp("answer_in")
                     self.audio_in_queue.put_nowait(data)
 
     async def play_audio(self) -> None:
@@ -130,7 +91,7 @@ class StarterStyleClient:
         try:
             while True:
                 chunk = await self.audio_in_queue.get()
-                await asyncio.to_thread(_write, stream, chunk)
+                await asyncio.to_thread(stream.write, chunk)
         finally:
             stream.close()
 
@@ -146,14 +107,7 @@ class StarterStyleClient:
                 self.talking = False
                 await self.session.send_realtime_input(activity_end=types.ActivityEnd())
             elif command in ("quit", ""):
-                if trace_file := os.environ.get(TRACE_ENV):
-                    TRACE.save(Path(trace_file))
                 return
-
-
-def _write(stream: Any, chunk: bytes) -> None:
-    TRACE.stamp("write")
-    stream.write(chunk)
 
 
 class MinimalClient(StarterStyleClient):
@@ -241,27 +195,11 @@ def main() -> int:
         "--minimal", action="store_true", help="the minimal low-latency client instead"
     )
     args = parser.parse_args()
-    if trace_file := os.environ.get(TRACE_ENV):
-        _save_trace_at_exit(Path(trace_file))
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(
             run(args.base_url, args.api_key, stream_always=args.stream, minimal=args.minimal)
         )
     return 0
-
-
-def _save_trace_at_exit(path: Path) -> None:
-    """Write the trace when the client quits, or when the bench stops it with SIGTERM.
-
-    The blocking reads and writes run on threads that never end by themselves, so the
-    bench's SIGTERM is what ends the process after "quit"; the handler saves, then exits.
-    """
-
-    def on_term(_signum: int, _frame: object) -> None:
-        TRACE.save(path)
-        os._exit(0)
-
-    signal.signal(signal.SIGTERM, on_term)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,13 @@ same latency, and the same cushion when the model's audio arrives no faster than
 in bursts ahead of real time (:mod:`~sammy_desktop.audio.pace`) the owner does not ask for
 the priming: the answer's first frame fills the device buffer with time to spare.
 
+A stream woken by an answer that came in bursts starts with the answer's first frames, and
+the sound server plays nothing until its buffer holds a few of the callback's blocks (the
+ALSA plugin's start threshold): the first sample waits for the second, third and fourth
+callback as much as for the first. Each needs Python's GIL, which the loop holds while it
+parses the rest of the burst, so each could wait a switch interval (5 ms). The loop waits
+for them instead (:class:`FirstFill`), a few milliseconds at most, with the GIL released.
+
 The echo reference: while the stream rests nothing reaches the echo canceller from the
 callback, so :meth:`SpeakerStandby.silent_reference_frames` says how much silence to feed it
 instead, keeping its view of time continuous.
@@ -21,8 +28,9 @@ instead, keeping its view of time continuous.
 from __future__ import annotations
 
 import math
+import threading
 
-__all__ = ["SpeakerStandby"]
+__all__ = ["FirstFill", "SpeakerStandby"]
 
 
 class SpeakerStandby:
@@ -109,3 +117,50 @@ class SpeakerStandby:
         if frames > 0:
             self._reference_at += frames / rate
         return max(0, frames)
+
+
+class FirstFill:
+    """Lets the loop wait until a woken stream's device buffer holds the answer's first frames.
+
+    Measured in the app (bench/live_audio.py, answers after a 300 ms think, 2026-12-06): the
+    resting speaker's first callback came 1 ms after its start, and the next three 1-3 ms
+    later, once the loop, parsing the burst's later messages, let go of the GIL; with the
+    loop waiting here the four came within 2 ms of the start, together.
+
+    Threading: :meth:`arm`, :meth:`wait` and :meth:`disarm` on the loop, :meth:`played` on
+    the device callback's thread. The count is written by the loop before the stream starts
+    and only counted down by the callback after that, so no lock is needed.
+    """
+
+    def __init__(self) -> None:
+        self._left = 0
+        self._done = threading.Event()
+        self._done.set()
+
+    def arm(self, frames: int) -> None:
+        """The stream is about to start for an answer: wait for ``frames`` to be handed over."""
+        self._done.clear()
+        self._left = max(1, frames)
+
+    def played(self, frames: int) -> None:
+        """The callback handed ``frames`` to the device (device thread)."""
+        if self._left > 0:
+            self._left -= frames
+            if self._left <= 0:
+                self._done.set()
+
+    def wait(self, timeout_s: float) -> bool:
+        """Block until the frames are handed over, or ``timeout_s`` has passed (loop).
+
+        Returns:
+            Whether they were.
+        """
+        try:
+            return self._done.wait(timeout_s)
+        finally:
+            self.disarm()
+
+    def disarm(self) -> None:
+        """Stop counting (what is left no longer matters)."""
+        self._left = 0
+        self._done.set()

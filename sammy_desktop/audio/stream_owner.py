@@ -200,9 +200,14 @@ class StreamOwner:
         """Stop the callbacks, keeping the stream open (see :meth:`StreamSupervisor.pause`)."""
         self.supervisor.pause()
 
-    def resume(self) -> None:
-        """Start a paused stream again; nothing if it runs."""
-        self.supervisor.resume()
+    def resume(self) -> bool:
+        """Start a paused stream again; nothing if it runs.
+
+        Returns:
+            Whether a start was handed to a worker just now (see
+            :meth:`StreamSupervisor.resume`).
+        """
+        return self.supervisor.resume()
 
     def drop_buffered(self, on_dropped: Callable[[], None] | None = None) -> bool:
         """Silence what the device holds now (see :meth:`StreamSupervisor.drop_buffered`)."""

@@ -303,18 +303,24 @@ class StreamSupervisor:
             self._pause_wanted = True
             self._wake.set()
 
-    def resume(self) -> None:
+    def resume(self) -> bool:
         """Start a paused stream again (a few milliseconds); nothing if it runs.
 
         The start is handed to a worker thread here and now, not when the supervising task
         next runs: whoever resumes may keep the loop busy for a while (a burst of the
         model's audio is parsed in one go, 7-10 ms in bench/audio_trace.py's trace), and the
         speaker's first sample waits for the start. The task then only awaits it.
+
+        Returns:
+            Whether a start was handed to a worker just now (``False``: the stream runs,
+            or the supervising task starts it in turn, once a stop or a switch is done).
         """
-        if self._pause_wanted:
-            self._pause_wanted = False
-            self._start_at_once()
-            self._wake.set()
+        if not self._pause_wanted:
+            return False
+        self._pause_wanted = False
+        started = self._start_at_once()
+        self._wake.set()
+        return started
 
     def drop_buffered(self, on_dropped: Callable[[], None] | None = None) -> bool:
         """Silence what the device holds now: stop the stream and start it again at once.
@@ -369,12 +375,13 @@ class StreamSupervisor:
             return None
         return self._stream
 
-    def _start_at_once(self) -> None:
+    def _start_at_once(self) -> bool:
         stream = self._free_stream()
         if stream is None or not self._paused:
-            return  # the supervising task starts it, in turn, once it is free
+            return False  # the supervising task starts it, in turn, once it is free
         self._pausing = asyncio.get_running_loop().run_in_executor(None, stream.start)
         self._unapplied = True
+        return True
 
     async def stop(self) -> None:
         """Stop supervising and close the stream."""

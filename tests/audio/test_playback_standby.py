@@ -280,10 +280,13 @@ async def test_after_answers_in_bursts_a_resting_speaker_starts_with_the_answer_
             playback.end_of_turn()
         await events.wait_for(PlaybackDrained)
         await until(lambda: playback.is_standby)
+        # The block count as the speech starts (handled in batches: counted at the event).
+        at_start: list[int] = []
+        bus.subscribe(PlaybackStarted, lambda _event: at_start.append(playback.blocks))
         before = playback.blocks
         playback.play(speech.tobytes())
         await events.wait_for(PlaybackStarted, count=2)
-        reports_until_speech = playback.blocks - before
+        reports_until_speech = at_start[0] - before
         playback.end_of_turn()
         await events.wait_for(PlaybackDrained, count=2)
     finally:
@@ -294,6 +297,34 @@ async def test_after_answers_in_bursts_a_resting_speaker_starts_with_the_answer_
         # A device buffer of 10-15 ms in 5 ms periods: two or three callbacks of silence.
         assert reports_until_speech >= 3
     assert playback.underruns == 0
+
+
+@pytest.mark.parametrize("bursts", [True, False], ids=["after-bursts", "paced"])
+async def test_play_returns_once_a_speaker_woken_by_an_answer_in_bursts_holds_it(
+    bus: EventBus, events: EventLog, bursts: bool
+) -> None:
+    # The loop waits (a few ms at most, the GIL released) for the woken speaker's device
+    # buffer to take the answer, instead of parsing the burst's later messages meanwhile:
+    # the sound server plays nothing before it has a few of the callback's blocks.
+    playback = AudioPlayback(bus, standby_after_ms=50)
+    await playback.start()
+    speech = tone(330.0, 0.6, rate=OUTPUT_RATE)
+    try:
+        if bursts:
+            await _rest_after_an_answer_in_bursts(playback, events)
+        else:
+            await until(lambda: playback.is_standby)
+        assert playback.first_fill_waits == 0, "the first answer's pace is not known yet"
+        playback.play(speech.tobytes())
+        waited, missed = playback.first_fill_waits, playback.first_fill_misses
+        playback.end_of_turn()
+        await events.wait_for(PlaybackDrained, count=2 if bursts else 1)
+    finally:
+        await playback.stop()
+    if bursts:
+        assert (waited, missed) == (1, 0), "the device took the answer before play() returned"
+    else:
+        assert (waited, missed) == (0, 0), "a paced answer starts behind silence: no wait"
 
 
 async def test_after_answers_in_bursts_the_talk_key_leaves_a_resting_speaker_resting(

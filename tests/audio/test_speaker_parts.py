@@ -6,6 +6,7 @@ real time. Against the real device: test_effects.py and test_playback_standby.py
 
 from __future__ import annotations
 
+import threading
 from types import SimpleNamespace
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 
 from sammy_desktop.audio.effects import EffectsMixer
 from sammy_desktop.audio.played import PlayedReports
-from sammy_desktop.audio.standby import SpeakerStandby
+from sammy_desktop.audio.standby import FirstFill, SpeakerStandby
 from sammy_desktop.wire_audio import OUTPUT_RATE
 
 BLOCK = OUTPUT_RATE * 5 // 1000  # samples in a 5 ms callback
@@ -209,6 +210,53 @@ def test_a_woken_stream_plays_a_device_buffer_of_silence_first() -> None:
     assert [standby.priming() for _ in range(5)] == [True] * 4 + [False]
     standby.waking(0.0)  # at least one block, whatever the latency read
     assert [standby.priming() for _ in range(2)] == [True, False]
+
+
+def test_the_first_fill_is_done_once_the_device_has_taken_that_many_frames() -> None:
+    fill = FirstFill()
+    assert fill.wait(0), "nothing armed: nothing to wait for"
+    fill.arm(408)  # 17 ms of device buffer at 24 kHz: four 5 ms blocks
+    for _ in range(3):
+        fill.played(BLOCK)
+    assert not fill.wait(0), "three blocks are not the device buffer"
+    fill.arm(408)
+    for _ in range(4):
+        fill.played(BLOCK)
+    assert fill.wait(0)
+
+
+def test_waiting_for_the_first_fill_wakes_when_the_device_thread_plays() -> None:
+    fill = FirstFill()
+    fill.arm(2 * BLOCK)
+    armed = threading.Event()
+
+    def device() -> None:
+        armed.wait(5)
+        fill.played(BLOCK)
+        fill.played(BLOCK)
+
+    thread = threading.Thread(target=device)
+    thread.start()
+    armed.set()
+    try:
+        assert fill.wait(30), "woken by the second block, long before the timeout"
+    finally:
+        thread.join(5)
+
+
+def test_a_first_fill_that_never_comes_stops_counting_after_the_wait() -> None:
+    fill = FirstFill()
+    fill.arm(BLOCK)
+    assert not fill.wait(0.001), "no callback came (the start failed, or it is slow)"
+    # Disarmed by the wait: a late block counts for nothing, the next wait does not wait.
+    fill.played(BLOCK)
+    assert fill.wait(0)
+    fill.arm(0)  # at least one frame is waited for, whatever the latency read
+    assert not fill.wait(0)
+    fill.played(1)
+    fill.arm(1)
+    fill.played(1)
+    assert fill.wait(0)
 
 
 def test_the_echo_reference_runs_on_in_silence_while_the_speaker_rests() -> None:
