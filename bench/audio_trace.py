@@ -18,11 +18,8 @@ that stage) passes it, on ``time.monotonic()`` (the simulator's recorder's clock
 * ``dac``: when that sample reaches the speaker: the callback's time plus PortAudio's
   ``outputBufferDacTime - currentTime``, plus its offset in the block.
 
-And for the start of every answer, loud or not (the voice-to-voice rows): ``answer_in``, a
-:meth:`AudioPlayback.play` after ``QUIET_S`` without one; ``resume``, the resting speaker
-asked to start; ``speaker_start``, PortAudio's start called on a worker;
-``answer_sounds``, the first sample that is not silence reaching the speaker (by the
-``dac`` reckoning).
+The voice-to-voice rows need no trace: the dated recording (bench/dated_recording.py) sets
+each answer's sound beside the simulator's stamps for both clients alike.
 
 The runner pairs each ``adc`` onset with the first onset after it at every later stage
 (and with the simulator's receive stamps), so the stages' differences add up to the
@@ -38,15 +35,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import sounddevice as sd
 
 LOUD = 2000
 """A sample louder than this is the test tone (the virtual microphone is otherwise silent)."""
 QUIET_S = 0.1
 """An onset is loud audio after at least this long without any at the same stage."""
 
-ANSWER_STAGES = ("answer_in", "resume", "speaker_start", "answer_sounds")
-"""An answer's start, stamped whether it is loud or not (the voice-to-voice rows)."""
 STAGES = ("adc", "callback", "loop", "apm_out", "sent", "model_in", "fill", "dac")
 
 
@@ -78,14 +72,11 @@ def install(out: Path) -> Any:
     from sammy_desktop.audio.capture import AudioCapture
     from sammy_desktop.audio.echo import EchoCanceller
     from sammy_desktop.audio.playback import AudioPlayback
-    from sammy_desktop.audio.supervisor import StreamSupervisor
     from sammy_desktop.core.live import LiveConnection, RealtimeKind
     from sammy_desktop.wire_audio import INPUT_RATE
 
     stages = {name: _Onsets() for name in STAGES}
     pending_callback: list[float] = []
-    answers: dict[str, list[float]] = {name: [] for name in ANSWER_STAGES}
-    last_play = [-1e9]
 
     capture_make = AudioCapture._make_callback
 
@@ -136,9 +127,6 @@ def install(out: Path) -> Any:
 
     def traced_play(self: AudioPlayback, pcm24k: bytes) -> None:
         now = time.monotonic()
-        if now - last_play[0] >= QUIET_S:
-            answers["answer_in"].append(now)
-        last_play[0] = now
         samples = np.frombuffer(bytes(pcm24k), np.int16)
         stages["model_in"].offer(samples, 24_000, lambda _i: now)
         play(self, pcm24k)
@@ -155,30 +143,11 @@ def install(out: Path) -> Any:
             samples = np.frombuffer(bytes(outdata), np.int16)
             ahead = float(time_info.outputBufferDacTime) - float(time_info.currentTime)
             dac = now + (ahead if 0.0 < ahead < 1.0 else 0.0)
-            if len(answers["answer_sounds"]) < len(answers["answer_in"]):
-                sound = np.flatnonzero(samples)  # the bench plays no earcons: it is the answer
-                if len(sound):
-                    answers["answer_sounds"].append(dac + int(sound[0]) / rate)
             if stages["dac"].offer(samples, rate, lambda i: dac + i / rate) is not None:
                 stages["fill"].stamps.append(now)
 
         return callback
 
-    start_stream = sd.RawOutputStream.start
-
-    def traced_start(self: Any) -> None:
-        answers["speaker_start"].append(time.monotonic())
-        start_stream(self)
-
-    resume = StreamSupervisor.resume
-
-    def traced_resume(self: StreamSupervisor) -> None:
-        if self._pause_wanted and self._direction == "output":
-            answers["resume"].append(time.monotonic())
-        resume(self)
-
-    sd.RawOutputStream.start = traced_start
-    StreamSupervisor.resume = traced_resume  # type: ignore[method-assign]
     AudioCapture._make_callback = traced_capture_make  # type: ignore[method-assign]
     AudioCapture._on_raw_block = traced_on_raw_block  # type: ignore[method-assign]
     EchoCanceller.process_capture = traced_process_capture  # type: ignore[method-assign]
@@ -187,9 +156,7 @@ def install(out: Path) -> Any:
     AudioPlayback._make_callback = traced_playback_make  # type: ignore[method-assign]
 
     def write() -> None:
-        out.write_text(
-            json.dumps({**{name: stage.stamps for name, stage in stages.items()}, **answers})
-        )
+        out.write_text(json.dumps({name: stage.stamps for name, stage in stages.items()}))
 
     return write
 

@@ -4,8 +4,10 @@
 
 Modes:
 
-* ``turn``: after activityEnd, the person's speech comes back at once (EchoAudio, no delay,
-  no quiet lead-in), then turnComplete: the voice-to-voice measurement. The lead-in is cut
+* ``turn``: after activityEnd, the person's speech comes back (EchoAudio, no quiet lead-in),
+  then turnComplete: the voice-to-voice measurement. It comes at once, or after
+  ``--think-ms``, the model's time to its first audio (docs/live-service.md R13: hundreds of
+  milliseconds; the voice rows use ``bench/live_audio.py`` ECHO_THINK_MS). The lead-in is cut
   because its length depended on the client: the simulator keeps up to 100 ms of what was
   sent before the speech, and a client that starts sending later (the reference client
   starts at "down", the app also sends its pre-roll) got a shorter silence before its
@@ -41,6 +43,7 @@ import numpy as np
 
 from sammy_desktop.sim import (
     CallTools,
+    Delay,
     EchoAudio,
     FunctionCallSpec,
     LiveSimulator,
@@ -108,14 +111,16 @@ class ChunkEchoRecorder(Recorder):
         return event
 
 
-def scenario_for(mode: str, plain_turns: int = 1) -> Scenario:
+def scenario_for(mode: str, plain_turns: int = 1, think_ms: int = 0) -> Scenario:
     """The scripted model for ``mode`` (see the module docstring).
 
     In ``probe`` mode, ``plain_turns`` plain echo turns come before each slow-tool turn.
+    ``think_ms``: how long the model thinks after activityEnd before its echo starts.
     """
     if mode == "chunk":
         return Scenario(name="bench-chunk-echo")
-    echo = Turn(OnActivityEnd(), [EchoAudio(padding_ms=0), TurnComplete()])
+    think = [Delay(seconds=think_ms / 1000)] if think_ms else []
+    echo = Turn(OnActivityEnd(), [*think, EchoAudio(padding_ms=0), TurnComplete()])
     if mode == "turn":
         return Scenario(turns=[echo], repeat=True, name="bench-echo")
     slow = Turn(
@@ -155,13 +160,15 @@ def dump_events(recorder: Recorder, path: Path) -> None:
     path.write_text(json.dumps(rows))
 
 
-async def serve(mode: str, events_out: Path | None, plain_turns: int, pacing: str) -> None:
+async def serve(
+    mode: str, events_out: Path | None, plain_turns: int, pacing: str, think_ms: int
+) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     simulator = LiveSimulator(
-        scenario_for(mode, plain_turns),
+        scenario_for(mode, plain_turns, think_ms),
         api_keys=(BENCH_API_KEY,),
         realtime=True,
         pacing="burst" if pacing == "burst" else "realtime",
@@ -198,10 +205,17 @@ def main() -> int:
         help="answer audio at real time, or in the service's bursts ahead of it "
         "(docs/live-service.md R6)",
     )
+    parser.add_argument(
+        "--think-ms",
+        type=int,
+        default=0,
+        help="turn: the model's time to its first audio after activityEnd (docs/live-service.md "
+        "R13); 0 answers at once",
+    )
     args = parser.parse_args()
     print(f"priority={_take_priority()}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(args.mode, args.events_out, args.plain_turns, args.pacing))
+        asyncio.run(serve(args.mode, args.events_out, args.plain_turns, args.pacing, args.think_ms))
     return 0
 
 

@@ -4,8 +4,11 @@ Each measurement starts its own simulator process (``bench/echo_sim.py``), runs 
 against it, and reads the timings from ONE stereo recording (``bench/pulse_rig.py``): mic-in
 on the left, speaker-out on the right.
 
-* :func:`voice_to_voice`: push-to-talk turns of espeak speech; from the end of the speech
-  (the key is released as soon as it has been played) to the first answer sample.
+* :func:`voice_to_voice_app` / :func:`voice_to_voice_reference`: push-to-talk turns of
+  espeak speech; from the end of the speech (the key is released 50 ms after it reached the
+  microphone) to the first answer sample, read from a recording of the same stereo sink
+  dated on ``time.monotonic()`` (``bench/dated_recording.py``), so that each round's
+  release, the simulator's stamps and the answer's sound are set side by side.
 * :func:`click_to_echo`: with every audio chunk echoed at once, a train of short tone bursts
   played into the microphone while talk is held, and their echoes.
 * :func:`pulse_floor`: the same bursts through PulseAudio's own loopback (the floor).
@@ -35,7 +38,8 @@ from typing import Any, cast
 import numpy as np
 import soxr
 
-from bench import audio_trace, reference_client
+from bench import audio_trace
+from bench.dated_recording import DatedAudio, DatedRecorder, save_wav
 from bench.echo_sim import SERVICE_NICENESS
 from bench.pulse_rig import (
     MIC_FEED,
@@ -59,6 +63,8 @@ REPO = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
 SPEECH_TEXT = "Hello Sammy, what is the weather like in Paris today?"
 SPEECH_THRESHOLD = 0.02
+LEFT = 0
+"""The rig's microphone channel (the speaker's is the right)."""
 CLICK_THRESHOLD = 0.05
 TALK_PRESSED = "(talk pressed)"
 ANSWER_PLAYED = "assistant_speaking -> ready (answer played)"
@@ -181,6 +187,7 @@ class SimProcess:
     plain_turns: int = 0
     label: str = ""
     pacing: str = "realtime"
+    think_ms: int = 0
     base_url: str = ""
     ca_file: str = ""
     events: list[dict[str, object]] = field(default_factory=list)
@@ -190,7 +197,7 @@ class SimProcess:
         events_out = self.workdir / f"sim-{self.mode}-{self.label or 'any'}-events.json"
         args = [PYTHON, str(REPO / "bench/echo_sim.py"), "--mode", self.mode]
         args += ["--events-out", str(events_out), "--plain-turns", str(self.plain_turns)]
-        args += ["--pacing", self.pacing]
+        args += ["--pacing", self.pacing, "--think-ms", str(self.think_ms)]
         self._process = LineProcess(args, dict(os.environ), read_stdout=True)
         self._process.wait_for("ca_file=", timeout=60)
         for _stamp, line in self._process.lines:
@@ -272,20 +279,15 @@ def focus_window() -> None:
 
 
 @contextlib.contextmanager
-def running_reference(
-    sim: SimProcess, *, minimal: bool = False, trace_file: Path | None = None
-) -> Iterator[LineProcess]:
+def running_reference(sim: SimProcess, *, minimal: bool = False) -> Iterator[LineProcess]:
     """The starter-style reference client against ``sim``, connected.
 
     ``minimal``: the minimal low-latency client instead (see bench/reference_client.py).
-    ``trace_file``: where the client writes its answers' stamps when stopped.
     """
     args = [PYTHON, str(REPO / "bench/reference_client.py"), "--base-url", sim.base_url]
     if minimal:
         args.append("--minimal")
     env = client_env(sim)
-    if trace_file is not None:
-        env[reference_client.TRACE_ENV] = str(trace_file)
     client = LineProcess(args, env, read_stdout=True, stdin=True)
     try:
         client.wait_for("connected", timeout=60)
@@ -312,25 +314,32 @@ def make_speech(workdir: Path) -> tuple[Path, float]:
     return path, len(speech) / RIG_RATE
 
 
-def answer_latencies_ms(
-    recording: Path, rounds: int, speech_s: float
-) -> tuple[list[float], list[str]]:
-    """From each speech's end (left) to the first answer sample after it (right).
+@dataclass(frozen=True)
+class AnswerRounds:
+    """What a dated voice recording says, round by round."""
+
+    latencies_ms: list[float]
+    """From each speech's end (left) to the first answer sample after it (right)."""
+    left_out: list[str]
+    """One reason per round left out."""
+    speech_ends: list[float]
+    """When each measured round's speech ended on the microphone's channel (monotonic)."""
+    answer_sounds: list[float]
+    """When its answer's first loud sample was on the speaker's channel (monotonic)."""
+
+
+def answer_latencies(audio: DatedAudio, rounds: int, speech_s: float, name: str) -> AnswerRounds:
+    """Each round's voice-to-voice latency, and the dates it is measured between.
 
     A round is left out, with the reason returned, when its recording cannot hold a true
     latency: the speech on the left lasting longer than the ``speech_s`` fed (something
     else reached the microphone's channel), or the speaker channel already sounding when
-    the speech ended. The second is what a stalled machine does: the talk key goes up by
-    the clock, 50 ms after the speech was handed to the sound server, and the answer (the
-    speech echoed) starts while the server is still playing the speech's tail.
-
-    Returns:
-        (the latencies, one reason per round left out).
+    the speech ended. The second is what a stalled machine does: the answer (the speech
+    echoed) starts while the server is still playing the speech's tail.
     """
-    left, right, rate = read_stereo(recording)
+    left, right, rate = audio.left, audio.right, audio.rate
     starts = onsets(left, rate, SPEECH_THRESHOLD, min_gap_s=1.0)
-    latencies: list[float] = []
-    left_out: list[str] = []
+    result = AnswerRounds([], [], [], [])
     for index, start in enumerate(starts[:rounds]):
         stop = starts[index + 1] if index + 1 < len(starts) else len(left)
         end = last_loud(left[start:stop], SPEECH_THRESHOLD)
@@ -339,16 +348,19 @@ def answer_latencies_ms(
         heard_s = end / rate
         end += start
         if heard_s > speech_s + 0.5:
-            left_out.append(f"{heard_s:.2f} s of sound on the mic's channel for {speech_s:.2f} s")
+            reason = f"{heard_s:.2f} s of sound on the mic's channel for {speech_s:.2f} s"
+            result.left_out.append(reason)
         elif abs(right[end]) > SPEECH_THRESHOLD:
-            left_out.append("the answer began before the speech had played out")
+            result.left_out.append("the answer began before the speech had played out")
         else:
             answer = np.flatnonzero(np.abs(right[end:stop]) > SPEECH_THRESHOLD)
             if len(answer):
-                latencies.append(float(answer[0]) / rate * 1000)
-    for reason in left_out:
-        print(f"{recording.name}: a round left out: {reason}", file=sys.stderr)
-    return latencies, left_out
+                result.latencies_ms.append(float(answer[0]) / rate * 1000)
+                result.speech_ends.append(audio.time_of(end))
+                result.answer_sounds.append(audio.time_of(end + int(answer[0])))
+    for reason in result.left_out:
+        print(f"{name}: a round left out: {reason}", file=sys.stderr)
+    return result
 
 
 def echo_latencies_ms(recording: Path, interval_s: float) -> list[float]:
@@ -375,12 +387,22 @@ class VoiceResult:
     left_out: list[str]
     """Why each round the recording could not measure was left out."""
     key_up_to_activity_end_ms: list[float] = field(default_factory=list)
-    # The app only (bench/audio_trace.py): the answer's first message leaving the simulator
-    # -> its first sample at the speaker, per round.
-    answer_to_speaker_ms: list[float] = field(default_factory=list)
-    # The starter-style client only (bench/reference_client.py AnswerTrace): the same
-    # message leaving the simulator -> the start of the client's first write of it.
-    answer_to_write_ms: list[float] = field(default_factory=list)
+    release_after_speech_ms: list[float] = field(default_factory=list)
+    """The speech's end on the microphone's channel -> the key's release (the rig's own
+    constant: RELEASE_AFTER_SPEECH_S; it says the rounds were released alike)."""
+    service_ms: list[float] = field(default_factory=list)
+    """activityEnd received -> the answer's first message sent, by the simulator's stamps:
+    the service's own time (its think time, ECHO_THINK_MS, and its own work)."""
+    dating: str = ""
+    """How well the recording's dates held: the blocks' median distance from them, and the
+    jumps in them (bench/dated_recording.py DatedAudio)."""
+    less_service_ms: list[float] = field(default_factory=list)
+    """Each round's voice-to-voice less its service time: what the client and the release
+    take, with the service's think time out of it."""
+    answer_to_sound_ms: list[float] = field(default_factory=list)
+    """The answer's first message leaving the simulator -> its first loud sample on the
+    speaker's channel, both dated on the monotonic clock: the client's whole share of the
+    answer's way, the same measure for both clients."""
 
     def left_out_line(self) -> str:
         """The rounds left out, for the table ("" when none was)."""
@@ -405,25 +427,61 @@ def _pairs_after(marks: list[float], events: list[float]) -> list[float]:
 
 
 RELEASE_AFTER_SPEECH_S = 0.05
-"""Voice-to-voice: the talk key goes up this long after the speech's last chunk was fed."""
+"""Voice-to-voice: the talk key goes up this long after the speech's end reached the mic."""
+ECHO_THINK_MS = 300
+"""Voice-to-voice: the simulator's model thinks this long after activityEnd before its first
+audio, as the service's does (docs/live-service.md R13). At once, the answer met the app still
+reacting to the key's release (its window, 3-7 ms of the Qt thread after the release,
+docs/benchmarks.md), a collision the service's hundreds of milliseconds never cause."""
+END_MARGIN_S = 0.01
+"""How far past its expected end the speech's last loud sample is looked for (see _speak)."""
 
 
-def _speech_samples(workdir: Path) -> np.ndarray:
-    """The benchmark's sentence (make_speech) as int16 samples at the rig's rate."""
-    path, _seconds = make_speech(workdir)
-    left, _right, _rate = read_stereo(path)
-    return (left * 32767).astype(np.int16)
+@dataclass(frozen=True)
+class Speech:
+    """The benchmark's sentence, and how long it sounds from its first loud sample to its last."""
+
+    samples: np.ndarray
+    loud_span_s: float
+
+    @classmethod
+    def load(cls, workdir: Path) -> Speech:
+        """The sentence of :func:`make_speech` as int16 samples at the rig's rate."""
+        path, _seconds = make_speech(workdir)
+        left, _right, _rate = read_stereo(path)
+        loud = np.flatnonzero(np.abs(left) > SPEECH_THRESHOLD)
+        return cls((left * 32767).astype(np.int16), float(loud[-1] - loud[0]) / RIG_RATE)
+
+    @property
+    def seconds(self) -> float:
+        return len(self.samples) / RIG_RATE
 
 
-def _speak(feeder: ToneFeeder, speech: np.ndarray) -> None:
-    """Say ``speech`` into the microphone; return RELEASE_AFTER_SPEECH_S after its end.
+def _speak(feeder: ToneFeeder, speech: Speech, recorder: DatedRecorder) -> None:
+    """Say ``speech`` into the microphone; return RELEASE_AFTER_SPEECH_S after it has ended.
 
-    The same delay for every client and round: ``paplay`` returning after its drain put the
-    release 3-52 ms after the speech's end, noise as large as the differences measured.
+    The end is the speech's last loud sample on the microphone's channel of the dated
+    recording, so the release comes the same time after the speech for every client and
+    round, whatever the feeder's own latency into the virtual microphone is this run
+    (bench/dated_recording.py: it moved 10 ms between runs). The recording is looked at
+    :data:`END_MARGIN_S` past where the speech should end (its onset there plus the
+    sentence's loud span), which is time enough for the recording to bring it and for the
+    speech to have come out a little stretched.
     """
-    feeder.start(speech)
-    written = feeder.wait_written()
-    time.sleep(max(0.0, written + RELEASE_AFTER_SPEECH_S - time.monotonic()))
+    began = feeder.start(speech.samples)
+    onset = recorder.wait_onset(began, LEFT, SPEECH_THRESHOLD, timeout=10 + speech.seconds)
+    expected = onset + speech.loud_span_s
+    feeder.wait_written()
+    # A recording that lags (a loaded machine) must not make the release late: then the
+    # expected end is taken instead.
+    latest = expected + RELEASE_AFTER_SPEECH_S - END_MARGIN_S - time.monotonic()
+    try:
+        end = recorder.wait_last_loud(
+            onset, expected + END_MARGIN_S, LEFT, SPEECH_THRESHOLD, timeout=max(0.0, latest)
+        )
+    except TimeoutError:
+        end = None
+    time.sleep(max(0.0, (end or expected) + RELEASE_AFTER_SPEECH_S - time.monotonic()))
 
 
 def voice_to_voice_app(
@@ -435,48 +493,30 @@ def voice_to_voice_app(
     env_extra: dict[str, str] | None = None,
 ) -> VoiceResult:
     """Voice-to-voice through the real app, the answer paced ``pacing`` (see echo_sim)."""
-    speech = _speech_samples(workdir)
+    speech = Speech.load(workdir)
     keyboard = XKeyboard()
     key_ups: list[float] = []
     recording = workdir / f"v2v-app-{pacing}.wav"
-    trace_file = workdir / f"trace-v2v-{pacing}.json"
-    env_extra = {"SAMMY_BENCH_TRACE": str(trace_file), **(env_extra or {})}
     try:
         with (
-            SimProcess("turn", workdir, label=f"app-{pacing}", pacing=pacing) as sim,
+            SimProcess(
+                "turn", workdir, label=f"app-{pacing}", pacing=pacing, think_ms=ECHO_THINK_MS
+            ) as sim,
             running_app(sim, workdir, env_extra=env_extra) as app,
             ToneFeeder() as feeder,
-            rig.recording(recording),
+            DatedRecorder(rig.monitor) as recorder,
         ):
             for _ in range(rounds):
                 mark = app.count()
                 keyboard.press()
                 app.wait_for(TALK_PRESSED, after=mark)
-                _speak(feeder, speech)
+                _speak(feeder, speech, recorder)
                 key_ups.append(keyboard.release())
                 app.wait_for(ANSWER_PLAYED, after=mark)
                 time.sleep(0.3)
     finally:
         keyboard.close()
-    answer_to_speaker = _after_answers_sent(sim, trace_file, "answer_sounds")
-    latencies, left_out = answer_latencies_ms(recording, rounds, len(speech) / RIG_RATE)
-    return VoiceResult(
-        latencies,
-        left_out,
-        _pairs_after(key_ups, sim.times("activity_end")),
-        answer_to_speaker,
-    )
-
-
-def _after_answers_sent(sim: SimProcess, trace_file: Path, stage: str) -> list[float]:
-    """Per round, ms from the answer's first message leaving ``sim`` to the client's ``stage``.
-
-    ``trace_file`` is what the client wrote at exit (bench/audio_trace.py for the app,
-    bench/reference_client.py for the starter-style client); none written, none measured.
-    """
-    if not trace_file.exists():
-        return []
-    return _pairs_after(_answers_sent(sim.events), json.loads(trace_file.read_text())[stage])
+    return _voice_result(recorder.result(), recording, rounds, speech, key_ups, sim.events)
 
 
 def _answers_sent(events: list[dict[str, object]]) -> list[float]:
@@ -496,30 +536,70 @@ def voice_to_voice_reference(
     rig: StereoRig, workdir: Path, rounds: int, *, pacing: str = "realtime"
 ) -> VoiceResult:
     """Voice-to-voice through the starter-style client, the answer paced ``pacing``."""
-    speech = _speech_samples(workdir)
-    seconds = len(speech) / RIG_RATE
+    speech = Speech.load(workdir)
     key_ups: list[float] = []
     recording = workdir / f"v2v-reference-{pacing}.wav"
-    trace_file = workdir / f"trace-v2v-reference-{pacing}.json"
     with (
-        SimProcess("turn", workdir, label=f"reference-{pacing}", pacing=pacing) as sim,
-        running_reference(sim, trace_file=trace_file) as client,
+        SimProcess(
+            "turn", workdir, label=f"reference-{pacing}", pacing=pacing, think_ms=ECHO_THINK_MS
+        ) as sim,
+        running_reference(sim) as client,
         ToneFeeder() as feeder,
-        rig.recording(recording),
+        DatedRecorder(rig.monitor) as recorder,
     ):
         for _ in range(rounds):
             client.send("down")
-            _speak(feeder, speech)
+            _speak(feeder, speech, recorder)
             key_ups.append(client.send("up"))
             # The starter has no "answer played" signal: give the echo its length and a margin.
-            time.sleep(seconds + 1.2)
-    latencies, left_out = answer_latencies_ms(recording, rounds, seconds)
-    return VoiceResult(
-        latencies,
-        left_out,
-        _pairs_after(key_ups, sim.times("activity_end")),
-        answer_to_write_ms=_after_answers_sent(sim, trace_file, "write"),
+            time.sleep(speech.seconds + 1.2)
+    return _voice_result(recorder.result(), recording, rounds, speech, key_ups, sim.events)
+
+
+def _voice_result(
+    audio: DatedAudio,
+    recording: Path,
+    rounds: int,
+    speech: Speech,
+    key_ups: list[float],
+    sim_events: list[dict[str, object]],
+) -> VoiceResult:
+    """A client's voice-to-voice rounds, and where each round's time went, from its run.
+
+    Every date is on ``time.monotonic()``: the dated recording's speech ends and answer
+    sounds, the key's releases, the simulator's receive and send stamps.
+    """
+    save_wav(audio, recording)
+    measured = answer_latencies(audio, rounds, speech.seconds, recording.name)
+    activity_ends = _times(sim_events, "activity_end")
+    sent = _answers_sent(sim_events)
+    service: list[float] = []
+    less_service: list[float] = []
+    rounds_measured = zip(
+        measured.speech_ends, measured.answer_sounds, measured.latencies_ms, strict=True
     )
+    for end, sound, latency in rounds_measured:
+        # This round's activityEnd and its answer's first message: both between its
+        # speech's end and its answer's sound.
+        ends = [t for t in activity_ends if end <= t <= sound]
+        firsts = [t for t in sent if ends and ends[0] <= t <= sound]
+        if firsts:
+            service.append((firsts[0] - ends[0]) * 1000)
+            less_service.append(latency - service[-1])
+    return VoiceResult(
+        measured.latencies_ms,
+        measured.left_out,
+        _pairs_after(key_ups, activity_ends),
+        release_after_speech_ms=_pairs_after(measured.speech_ends, key_ups),
+        service_ms=service,
+        less_service_ms=less_service,
+        answer_to_sound_ms=_pairs_after(sent, measured.answer_sounds),
+        dating=f"{audio.residual_ms:.1f} ms, {audio.jumps} jumps",
+    )
+
+
+def _times(events: list[dict[str, object]], kind: str) -> list[float]:
+    return [float(cast("float", e["t"])) for e in events if e["kind"] == kind]
 
 
 def _clicks_file(workdir: Path, count: int, interval_s: float) -> Path:

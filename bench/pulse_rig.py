@@ -93,6 +93,11 @@ class StereoRig:
             raise
         return self
 
+    @property
+    def monitor(self) -> str:
+        """The source to record the rig from (left: the microphone, right: the speaker)."""
+        return f"{STEREO_SINK}.monitor"
+
     def _load(self, *args: str) -> None:
         self._modules.append(pactl("load-module", *args))
 

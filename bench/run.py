@@ -102,6 +102,10 @@ SMOKE = Sizes(
 PACINGS = {"burst": "answer in bursts (as the service sends it)", "realtime": "answer paced"}
 
 
+def _median_or_dash(values: list[float]) -> str:
+    return f"{_median(values):.1f} ms" if values else "-"
+
+
 def _ratio(reference: list[float], ours: list[float]) -> list[float]:
     if not reference or not ours:
         return []
@@ -149,24 +153,54 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
             ),
         ]
     for pacing, words in PACINGS.items():
-        rows.append(
+        app, ref = results[pacing]
+        rows += [
+            Row(
+                group,
+                f"voice-to-voice less the service's own time, app, {words}",
+                "ms",
+                app.less_service_ms,
+                note="per round, less activityEnd -> the answer's first message (its think "
+                f"time, {live_audio.ECHO_THINK_MS} ms, and its work): the client and the release",
+            ),
+            Row(
+                group,
+                f"voice-to-voice less the service's own time, starter-style client, {words}",
+                "ms",
+                ref.less_service_ms,
+                note="service's own time, medians: "
+                f"app {_median_or_dash(app.service_ms)}, starter {_median_or_dash(ref.service_ms)}",
+            ),
             Row(
                 "app share",
-                f"answer's first message sent -> its first sample at the speaker, {words}",
+                f"answer's first message sent -> its first sound at the speaker, app, {words}",
                 "ms",
-                results[pacing][0].answer_to_speaker_ms,
-                note="simulator's send stamp -> PortAudio's DAC time (bench/audio_trace.py)",
-            )
-        )
-        rows.append(
+                app.answer_to_sound_ms,
+                note="simulator's send stamp -> the dated recording's speaker channel",
+            ),
             Row(
                 "app share",
-                f"answer's first message sent -> its first write, starter-style client, {words}",
+                f"answer's first message sent -> its first sound at the speaker, "
+                f"starter-style client, {words}",
                 "ms",
-                results[pacing][1].answer_to_write_ms,
-                note="simulator's send stamp -> the start of its blocking write (no DAC time)",
-            )
+                ref.answer_to_sound_ms,
+                note="the same measure: both clients' whole share of the answer's way",
+            ),
+        ]
+    releases = [
+        ms for pair in results.values() for result in pair for ms in result.release_after_speech_ms
+    ]
+    rows.append(
+        Row(
+            "latency",
+            "rig: the speech's end at the microphone -> the key's release, every voice run",
+            "ms",
+            releases,
+            note=f"{live_audio.RELEASE_AFTER_SPEECH_S * 1000:.0f} ms by the dated recording "
+            "(bench/dated_recording.py); its dates per run: "
+            + "; ".join(result.dating for pair in results.values() for result in pair),
         )
+    )
     rows += _paced_floor_rows(results)
     app, ref = results["burst"]
     rows += [
@@ -199,8 +233,8 @@ def _paced_floor_rows(
     app's voice-to-voice less it is what the starter-style client, which has no cushion (a
     late chunk is a gap there), is compared with.
     """
-    burst_share = results["burst"][0].answer_to_speaker_ms
-    paced_share = results["realtime"][0].answer_to_speaker_ms
+    burst_share = results["burst"][0].answer_to_sound_ms
+    paced_share = results["realtime"][0].answer_to_sound_ms
     app, ref = results["realtime"]
     if not burst_share or not paced_share or not app.latencies_ms:
         return []
@@ -213,7 +247,7 @@ def _paced_floor_rows(
             f"floor: a paced answer's start cushion (device buffer of silence), {words}",
             "ms",
             [float(cushion)],
-            note="its first sample's wait in the app, paced - in bursts (medians)",
+            note="answer's first message sent -> its first sound, app, paced - in bursts (medians)",
         ),
         Row("latency", f"voice-to-voice, app less that cushion, {words}", "ms", less),
         Row(

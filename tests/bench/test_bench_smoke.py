@@ -62,7 +62,7 @@ def test_every_benchmark_runs_and_produces_numbers(tmp_path: Path) -> None:
     for row in rows:
         assert row["error"] == "", row
         # A row may have none only when the benchmark said why it left its samples out
-        # (voice-to-voice on a stalled machine: bench/live_audio.py answer_latencies_ms).
+        # (voice-to-voice on a stalled machine: bench/live_audio.py answer_latencies).
         assert row["values"] or row["left_out"], f"no numbers for {row['group']}: {row['name']}"
         assert all(math.isfinite(v) for v in row["values"]), row
     # The table a person reads names every measurement.
