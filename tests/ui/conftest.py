@@ -140,16 +140,9 @@ def _collect_qt_garbage_on_the_qt_thread() -> Iterator[None]:
     widget collected in a worker thread (asyncio.to_thread, a key listener's thread)
     leaves its timers registered on the Qt thread, and a later test crashes in
     QTimerInfoList::activateTimers. Collecting here leaves no Qt garbage for them.
-
-    What is still alive after the collection is frozen, so the next test's collection walks
-    only what that test made: a full collection over everything the session had kept took
-    0.24 s by the suite's end, 500 s of teardowns over the UI tests in all. An object
-    frozen here that becomes garbage later is never collected (in no thread, so it cannot
-    crash one), and stays until the session ends.
     """
     yield
     gc.collect()
-    gc.freeze()
 
 
 @pytest.fixture(autouse=True, scope="session")
