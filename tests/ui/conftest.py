@@ -140,6 +140,12 @@ def _collect_qt_garbage_on_the_qt_thread() -> Iterator[None]:
     widget collected in a worker thread (asyncio.to_thread, a key listener's thread)
     leaves its timers registered on the Qt thread, and a later test crashes in
     QTimerInfoList::activateTimers. Collecting here leaves no Qt garbage for them.
+
+    Each collection walks everything the session keeps (about 0.12-0.24 s a test, most of
+    the UI tests' time). Freezing what survived each collection made tests/ui three times
+    quicker but crashed the collector, in CI and in a local run (2026-12-06, reverted);
+    note too that the app's own collector (ui/garbage.py) unfreezes everything when a test
+    stops an app, which undoes the session's freeze below.
     """
     yield
     gc.collect()
