@@ -50,8 +50,12 @@ typecheck: $(VENV)/.installed-dev
 importlint: $(VENV)/.installed-dev
 	$(BIN)/lint-imports
 
+# A crash of pytest itself (a signal, not a failing test) is reported last, where CI's log
+# shows it: which test ran, the crashing thread's stack (tests/helpers/crash_report.py).
+CRASH_DIR := build/test-output/crash
 pytest: $(VENV)/.installed-dev
-	$(BIN)/pytest $(PYTEST_ARGS)
+	SAMMY_TEST_CRASH_DIR=$(CRASH_DIR) $(BIN)/pytest $(PYTEST_ARGS) \
+		|| { status=$$?; scripts/report-test-crash.sh $(CRASH_DIR); exit $$status; }
 
 package: $(VENV)/.installed-dev
 	scripts/system-deps.sh run

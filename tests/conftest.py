@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import crash_report
+
 # Qt widgets render offscreen unless a test asks for a real X server.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -40,13 +42,15 @@ def test_output_dir() -> Path:
     return root
 
 
+@pytest.hookimpl(trylast=True)  # crash_report replaces pytest's faulthandler output
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the marker that lets a test expect errors in the log."""
+    """Register the marker that lets a test expect errors in the log; keep crash notes."""
     config.addinivalue_line(
         "markers",
         "logs_errors(*patterns): the test expects ERROR records matching these regular "
         "expressions (any other ERROR still fails it)",
     )
+    crash_report.install(config)
 
 
 @pytest.fixture(autouse=True)
