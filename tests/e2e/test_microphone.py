@@ -51,6 +51,7 @@ pytestmark = pytest.mark.audio
 API_KEY = "mic-test-key"
 TONE_S = 0.6
 LOUD = 2000
+SPEECH_AFTER_PRESS_S = 0.1
 
 
 @dataclass
@@ -114,9 +115,17 @@ async def rig(tmp_path: Path, settings: Settings) -> AsyncIterator[Rig]:
 
 
 async def _turn_with_tone_at_the_press(r: Rig, samples: np.ndarray, turns: int) -> None:
-    """Press, start playing at once, let go once it has played; wait for the answer."""
+    """Press, start playing at once, let go once it has played; wait for the answer.
+
+    The sound reaches the microphone ``SPEECH_AFTER_PRESS_S`` after ``pacat`` starts: a
+    person's first word, not the key's own click. Started with no lead, it raced the
+    microphone's opening (about 0.2 s of ``pacat``'s start-up against 20 ms of opening on a
+    quiet machine); under a full run's load a press that also reconnected lost 14 ms of it.
+    """
     assert r.controls.begin_talk()
-    await play_into_mic(np.concatenate([samples, np.zeros(INPUT_RATE // 5, np.int16)]), INPUT_RATE)
+    lead = np.zeros(round(SPEECH_AFTER_PRESS_S * INPUT_RATE), np.int16)
+    tail = np.zeros(INPUT_RATE // 5, np.int16)
+    await play_into_mic(np.concatenate([lead, samples, tail]), INPUT_RATE)
     assert r.events.of(MicrophoneListening), "the microphone heard the press"
     assert await capture_streams_of(os.getpid()) == 1, "open while talking"
     r.controls.end_talk()
