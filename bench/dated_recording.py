@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import threading
 import time
-import wave
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,7 @@ from typing import Any
 import numpy as np
 import sounddevice as sd
 
-from bench.pulse_rig import RIG_RATE
+from bench.pulse_rig import RIG_RATE, write_wav
 from sammy_desktop.audio.sound_server import routed
 
 BLOCK = RIG_RATE // 100
@@ -56,19 +55,27 @@ their offsets from the sample count, so one late block moves nothing and a lost 
 overflow) moves the dates after it, as it must, within half a second."""
 
 
-def _local_offsets(offsets: np.ndarray, dates: np.ndarray, *, centred: bool) -> np.ndarray:
-    """Per block, the median of ``date - offset / RIG_RATE`` over the blocks around it.
+def _local_offsets(offsets: np.ndarray, dates: np.ndarray) -> np.ndarray:
+    """Per block, the median of ``date - offset / RIG_RATE`` over the blocks on both sides.
 
-    ``centred``: the blocks on both sides (a finished recording); else only those before
-    it (while recording, the newest have no later ones yet).
+    For a finished recording; while recording, :meth:`DatedRecorder._shift` dates the newest
+    blocks by those before them alone.
     """
     residual = dates - offsets / RIG_RATE
     out = np.empty_like(residual)
     for index in range(len(residual)):
-        low = max(0, index - (WINDOW // 2 if centred else WINDOW))
-        high = min(len(residual), index + WINDOW // 2 + 1) if centred else index + 1
+        low = max(0, index - WINDOW // 2)
+        high = min(len(residual), index + WINDOW // 2 + 1)
         out[index] = np.median(residual[low:high])
     return out
+
+
+def _loud_dates(
+    offset: int, block: np.ndarray, channel: int, level: float, shift: float
+) -> np.ndarray:
+    """The dates of ``block``'s samples on ``channel`` louder than ``level`` (int16 scale)."""
+    loud = np.flatnonzero(np.abs(block[:, channel].astype(np.int32)) > level)
+    return np.asarray((offset + loud) / RIG_RATE + shift)
 
 
 @dataclass(frozen=True)
@@ -166,13 +173,12 @@ class DatedRecorder:
                     looked = len(self._blocks)
                     while (
                         looked > 0
-                        and (self._blocks[looked - 1][0] + BLOCK) / RIG_RATE + (shift) > after
+                        and (self._blocks[looked - 1][0] + BLOCK) / RIG_RATE + shift > after
                     ):
                         looked -= 1
                 fresh = self._blocks[looked:]
             for offset, _adc, block in fresh:
-                loud = np.flatnonzero(np.abs(block[:, channel].astype(np.int32)) > level)
-                dates = (offset + loud) / RIG_RATE + shift
+                dates = _loud_dates(offset, block, channel, level, shift)
                 later = dates[dates > after]
                 if len(later):
                     return float(later[0])
@@ -209,8 +215,7 @@ class DatedRecorder:
                 first -= 1
             span = self._blocks[max(0, first - 1) :]
         for offset, _adc, block in reversed(span):
-            loud = np.flatnonzero(np.abs(block[:, channel].astype(np.int32)) > level)
-            dates = (offset + loud) / RIG_RATE + shift
+            dates = _loud_dates(offset, block, channel, level, shift)
             inside = dates[(dates > after) & (dates <= until)]
             if len(inside):
                 return float(inside[-1])
@@ -232,7 +237,7 @@ class DatedRecorder:
         offsets = np.array([offset for offset, _adc, _block in blocks], dtype=np.float64)
         dates = np.array([adc for _offset, adc, _block in blocks])
         data = np.concatenate([block for _offset, _adc, block in blocks])
-        local = _local_offsets(offsets, dates, centred=True)
+        local = _local_offsets(offsets, dates)
         residual = float(np.median(np.abs(dates - offsets / RIG_RATE - local)))
         jumps = int(np.sum(np.abs(np.diff(local)) > 0.002))
         samples = data.astype(np.float32) / 32768.0
@@ -250,8 +255,4 @@ class DatedRecorder:
 def save_wav(audio: DatedAudio, path: Path) -> None:
     """Save a dated recording as a stereo WAV (to listen to; the dates are not kept)."""
     frames = np.stack([audio.left, audio.right], axis=1)
-    with wave.open(str(path), "wb") as wav:
-        wav.setnchannels(2)
-        wav.setsampwidth(2)
-        wav.setframerate(audio.rate)
-        wav.writeframes((np.clip(frames, -1, 1 - 1 / 32768) * 32768).astype(np.int16).tobytes())
+    write_wav(path, (np.clip(frames, -1, 1 - 1 / 32768) * 32768).astype(np.int16), audio.rate)

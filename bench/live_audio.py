@@ -516,7 +516,7 @@ def voice_to_voice_app(
                 time.sleep(0.3)
     finally:
         keyboard.close()
-    return _voice_result(recorder.result(), recording, rounds, speech, key_ups, sim.events)
+    return _voice_result(recorder.result(), recording, rounds, speech, key_ups, sim)
 
 
 def _answers_sent(events: list[dict[str, object]]) -> list[float]:
@@ -553,7 +553,7 @@ def voice_to_voice_reference(
             key_ups.append(client.send("up"))
             # The starter has no "answer played" signal: give the echo its length and a margin.
             time.sleep(speech.seconds + 1.2)
-    return _voice_result(recorder.result(), recording, rounds, speech, key_ups, sim.events)
+    return _voice_result(recorder.result(), recording, rounds, speech, key_ups, sim)
 
 
 def _voice_result(
@@ -562,7 +562,7 @@ def _voice_result(
     rounds: int,
     speech: Speech,
     key_ups: list[float],
-    sim_events: list[dict[str, object]],
+    sim: SimProcess,
 ) -> VoiceResult:
     """A client's voice-to-voice rounds, and where each round's time went, from its run.
 
@@ -571,8 +571,8 @@ def _voice_result(
     """
     save_wav(audio, recording)
     measured = answer_latencies(audio, rounds, speech.seconds, recording.name)
-    activity_ends = _times(sim_events, "activity_end")
-    sent = _answers_sent(sim_events)
+    activity_ends = sim.times("activity_end")
+    sent = _answers_sent(sim.events)
     service: list[float] = []
     less_service: list[float] = []
     rounds_measured = zip(
@@ -596,10 +596,6 @@ def _voice_result(
         answer_to_sound_ms=_pairs_after(sent, measured.answer_sounds),
         dating=f"{audio.residual_ms:.1f} ms, {audio.jumps} jumps",
     )
-
-
-def _times(events: list[dict[str, object]], kind: str) -> list[float]:
-    return [float(cast("float", e["t"])) for e in events if e["kind"] == kind]
 
 
 def _clicks_file(workdir: Path, count: int, interval_s: float) -> Path:

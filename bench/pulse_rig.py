@@ -270,9 +270,9 @@ def click_train(count: int, interval_s: float, rate: int = RIG_RATE) -> np.ndarr
 
 
 def write_wav(path: Path, pcm: np.ndarray, rate: int) -> None:
-    """Write mono PCM16 ``pcm`` as a WAV file."""
+    """Write PCM16 ``pcm`` as a WAV file: mono, or one column a channel."""
     with wave.open(str(path), "wb") as wav:
-        wav.setnchannels(1)
+        wav.setnchannels(1 if pcm.ndim == 1 else pcm.shape[1])
         wav.setsampwidth(2)
         wav.setframerate(rate)
         wav.writeframes(pcm.astype(np.int16).tobytes())
