@@ -132,23 +132,56 @@ class FakeAgent:
         return True
 
 
-@pytest.fixture(autouse=True)
-def _collect_qt_garbage_on_the_qt_thread() -> Iterator[None]:
-    """Collect each test's leftover widgets on the Qt thread, right after it.
+# A full collection walks everything the session keeps (0.12-0.24 s); one after every UI
+# test was 325 of tests/ui's 546 s (2026-12-07). A young one walks what the test made.
+FULL_COLLECTION_EVERY = 10
+
+
+@pytest.fixture(autouse=True, scope="package")
+def _collection_on_the_qt_thread_only() -> Iterator[None]:
+    """No automatic collection while the UI tests run, as in the app (ui/garbage.py).
 
     Python's cyclic GC runs in whichever thread happens to allocate when it triggers; a
     widget collected in a worker thread (asyncio.to_thread, a key listener's thread)
     leaves its timers registered on the Qt thread, and a later test crashes in
-    QTimerInfoList::activateTimers. Collecting here leaves no Qt garbage for them.
-
-    Each collection walks everything the session keeps (about 0.12-0.24 s a test, most of
-    the UI tests' time). Freezing what survived each collection made tests/ui three times
-    quicker but crashed the collector, in CI and in a local run (2026-12-06, reverted);
-    note too that the app's own collector (ui/garbage.py) unfreezes everything when a test
-    stops an app, which undoes the session's freeze below.
+    QTimerInfoList::activateTimers. With automatic collection off, every collection is
+    one of the fixtures here, on the Qt thread.
     """
+    was_enabled = gc.isenabled()
+    gc.disable()
     yield
     gc.collect()
+    if was_enabled:
+        gc.enable()
+
+
+_tests_since_full_collection = 0
+
+
+@pytest.fixture(autouse=True)
+def _collect_qt_garbage_on_the_qt_thread(
+    _collection_on_the_qt_thread_only: None,
+) -> Iterator[None]:
+    """Collect each test's leftover widgets on the Qt thread, right after it.
+
+    Nothing is collected automatically during a test, so what it made is still in the
+    young generations and a young collection finds its garbage. What waits for the full
+    collection every :data:`FULL_COLLECTION_EVERY` tests (still on the Qt thread): a cycle
+    that also holds an older object, and what a running app's own collector moved to the
+    old generation during the test.
+    Freezing what survived each collection instead crashed the collector, in CI and in a
+    local run (2026-12-06, reverted); and the app's own collector (ui/garbage.py)
+    unfreezes everything when a test stops an app, which undoes the session's freeze below.
+    """
+    global _tests_since_full_collection
+    yield
+    gc.disable()  # in case a test gave automatic collection back
+    _tests_since_full_collection += 1
+    if _tests_since_full_collection >= FULL_COLLECTION_EVERY:
+        _tests_since_full_collection = 0
+        gc.collect()
+    else:
+        gc.collect(1)
 
 
 @pytest.fixture(autouse=True, scope="session")
