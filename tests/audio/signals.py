@@ -93,6 +93,16 @@ On an idle PulseAudio null sink PortAudio's callbacks can stop for ~2 s after an
 (bench/stall_probe.py); with no underflow, no gap at all is allowed.
 """
 
+LOSS_PER_UNDERFLOW_S = 0.02
+"""The most audio one device underflow is allowed to have lost: a device buffer (15 ms).
+
+ALSA recovers an underrun with ``snd_pcm_prepare``, and the PulseAudio plugin's prepare
+disconnects its stream and connects a new one (alsa-plugins ``pulse/pcm_pulse.c``,
+``pulse_prepare``): what was written after the underrun and before the recovery, at most
+the device buffer, is dropped with the old stream. Seen once in CI: 5 ms lost at an
+underflow of ``tests/audio/test_playback.py``'s flush test (2026-12-07).
+"""
+
 LAG_TOLERANCE = 2
 """Samples a window's lag may sit before the previous window's (resampling's fraction)."""
 
@@ -166,7 +176,8 @@ def assert_heard_intact(
     Every 100 ms window of the reference must be in the recording. With no device underflow
     the stretch is one piece (every window at the same lag, each correlating above 0.7, the
     median above 0.97). Each underflow may have put up to GAP_PER_UNDERFLOW_S of silence in,
-    which can spoil the two windows either side of it; the rest must still match.
+    and lost up to LOSS_PER_UNDERFLOW_S of audio, which can spoil the two windows either
+    side of it; the rest must still match.
 
     ``ordered``: check the lags too (speech). A pure tone looks the same a period later, so
     for tones only the windows' correlations count.
@@ -190,8 +201,9 @@ def assert_heard_intact(
     assert len(spoiled) <= 2 * device_underflows, f"{len(spoiled)} windows do not match ({said})"
     if ordered:
         lags = [lag for lag, r in windows if r >= 0.9]
+        lost = int(LOSS_PER_UNDERFLOW_S * rate) * device_underflows + LAG_TOLERANCE
         for before, after in itertools.pairwise(lags):
-            assert after >= before - LAG_TOLERANCE, f"audio went missing ({said})"
+            assert after >= before - lost, f"audio went missing ({said})"
         assert lags[-1] - lags[0] <= gap * device_underflows + LAG_TOLERANCE, (
             f"more audio than the underflows explain ({said})"
         )
