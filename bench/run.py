@@ -720,7 +720,8 @@ def bench_mic(sizes: Sizes, work: Path, report: Report) -> list[Row]:
                 f"speech lost at the start of a turn, {words}",
                 "ms",
                 result.modes[mode].lost_ms,
-                note="a 0.5 s warble started at key down, what never reached the simulator; "
+                note="a 0.5 s warble (never the answer before it) started at key down, "
+                "what never reached the simulator; "
                 f"the warble reached the mic {feeder} after the key",
             )
         )
