@@ -91,9 +91,12 @@ class Row:
         return data
 
 
-def _fmt(value: float) -> str:
+def _fmt(value: float, unit: str = "") -> str:
     if math.isnan(value):
         return "-"
+    if unit == "x" and abs(value) < 10:
+        # A ratio's target is usually 1: 0.997 must not read as a "1.00" that missed it.
+        return f"{value:.3f}"
     if abs(value) >= 100:
         return f"{value:.0f}"
     if abs(value) >= 10:
@@ -108,9 +111,9 @@ def table(rows: list[Row]) -> str:
         (
             f"{row.group}: {row.name}",
             str(len(row.values)),
-            _fmt(row.stat("median")),
-            _fmt(row.stat("p95")) if len(row.values) > 1 else "",
-            _fmt(row.stat("max")) if len(row.values) > 1 else "",
+            _fmt(row.stat("median"), row.unit),
+            _fmt(row.stat("p95"), row.unit) if len(row.values) > 1 else "",
+            _fmt(row.stat("max"), row.unit) if len(row.values) > 1 else "",
             row.unit,
             row.target.text if row.target else "",
             row.status,
