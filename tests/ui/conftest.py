@@ -169,9 +169,10 @@ def _collect_qt_garbage_on_the_qt_thread(
     collection every :data:`FULL_COLLECTION_EVERY` tests (still on the Qt thread): a cycle
     that also holds an older object, and what a running app's own collector moved to the
     old generation during the test.
-    Freezing what survived each collection instead crashed the collector, in CI and in a
-    local run (2026-12-06, reverted); and the app's own collector (ui/garbage.py)
-    unfreezes everything when a test stops an app, which undoes the session's freeze below.
+    Freezing what survived each collection instead crashed the collector in a local run
+    (CI aborted with it too, cause unproven; 2026-12-06, reverted); and the app's own
+    collector (ui/garbage.py) unfreezes everything when a test stops an app, which undoes
+    the session's freeze below.
     """
     global _tests_since_full_collection
     yield
