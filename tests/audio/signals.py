@@ -187,6 +187,7 @@ def assert_heard_intact(
     """
     window = rate // 10
     gap = int(GAP_PER_UNDERFLOW_S * rate)
+    loss = int(LOSS_PER_UNDERFLOW_S * rate)
     windows = aligned_windows(
         recording, reference, window, max_shift=gap * device_underflows + LAG_TOLERANCE
     )
@@ -201,9 +202,10 @@ def assert_heard_intact(
     assert len(spoiled) <= 2 * device_underflows, f"{len(spoiled)} windows do not match ({said})"
     if ordered:
         lags = [lag for lag, r in windows if r >= 0.9]
-        lost = int(LOSS_PER_UNDERFLOW_S * rate) * device_underflows + LAG_TOLERANCE
         for before, after in itertools.pairwise(lags):
-            assert after >= before - lost, f"audio went missing ({said})"
+            assert after >= before - loss * device_underflows - LAG_TOLERANCE, (
+                f"audio went missing ({said})"
+            )
         assert lags[-1] - lags[0] <= gap * device_underflows + LAG_TOLERANCE, (
             f"more audio than the underflows explain ({said})"
         )
