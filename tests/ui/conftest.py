@@ -132,11 +132,6 @@ class FakeAgent:
         return True
 
 
-# A full collection walks everything the session keeps (0.12-0.24 s); one after every UI
-# test was 325 of tests/ui's 546 s (2026-12-07). A young one walks what the test made.
-FULL_COLLECTION_EVERY = 10
-
-
 @pytest.fixture(autouse=True, scope="package")
 def _collection_on_the_qt_thread_only() -> Iterator[None]:
     """No automatic collection while the UI tests run, as in the app (ui/garbage.py).
@@ -155,9 +150,8 @@ def _collection_on_the_qt_thread_only() -> Iterator[None]:
         gc.enable()
 
 
-_tests_since_full_collection = 0
-
-
+# A full collection walks everything the session keeps (0.12-0.24 s); one after every UI
+# test was 325 of tests/ui's 546 s (2026-12-07). A young one walks what the test made.
 @pytest.fixture(autouse=True)
 def _collect_qt_garbage_on_the_qt_thread(
     _collection_on_the_qt_thread_only: None,
@@ -165,24 +159,20 @@ def _collect_qt_garbage_on_the_qt_thread(
     """Collect each test's leftover widgets on the Qt thread, right after it.
 
     Nothing is collected automatically during a test, so what it made is still in the
-    young generations and a young collection finds its garbage. What waits for the full
-    collection every :data:`FULL_COLLECTION_EVERY` tests (still on the Qt thread): a cycle
-    that also holds an older object, and what a running app's own collector moved to the
-    old generation during the test.
+    young generations and a young collection finds its garbage. Every tenth is a full one
+    (the collector's own threshold and count for its oldest generation); what waits for it
+    (still on the Qt thread): a cycle that also holds an older object, and what a running
+    app's own collector moved to the old generation during the test.
     Freezing what survived each collection instead crashed the collector in a local run
     (CI aborted with it too, cause unproven; 2026-12-06, reverted); and the app's own
     collector (ui/garbage.py) unfreezes everything when a test stops an app, which undoes
     the session's freeze below.
     """
-    global _tests_since_full_collection
     yield
     gc.disable()  # in case a test gave automatic collection back
-    _tests_since_full_collection += 1
-    if _tests_since_full_collection >= FULL_COLLECTION_EVERY:
-        _tests_since_full_collection = 0
-        gc.collect()
-    else:
-        gc.collect(1)
+    # The oldest generation counts the young collections since the last full one.
+    full = gc.get_count()[2] + 1 >= gc.get_threshold()[2]
+    gc.collect(2 if full else 1)
 
 
 @pytest.fixture(autouse=True, scope="session")
