@@ -41,7 +41,7 @@ from bench.pulse_rig import play_into_mic, sinks_kept_awake
 
 ANSWER_MARGIN_S = 1.2
 """After the speech's length, how long the reference's answer may still be playing (it has no
-"answer played" signal; the same margin as ``voice_to_voice_reference``)."""
+"answer played" signal; the same margin as ``voice_to_voice_pair``)."""
 
 
 def _idle_cpu(workdir: Path, seconds: float, **settings: object) -> list[float]:

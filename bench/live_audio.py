@@ -4,11 +4,12 @@ Each measurement starts its own simulator process (``bench/echo_sim.py``), runs 
 against it, and reads the timings from ONE stereo recording (``bench/pulse_rig.py``): mic-in
 on the left, speaker-out on the right.
 
-* :func:`voice_to_voice_app` / :func:`voice_to_voice_reference`: push-to-talk turns of
-  espeak speech; from the end of the speech (the key is released 50 ms after it reached the
-  microphone) to the first answer sample, read from a recording of the same stereo sink
-  dated on ``time.monotonic()`` (``bench/dated_recording.py``), so that each round's
-  release, the simulator's stamps and the answer's sound are set side by side.
+* :func:`voice_to_voice_pair`: push-to-talk turns of espeak speech, the app's and the
+  starter-style client's taking turns in one run; from the end of the speech (the key is
+  released 50 ms after it reached the microphone) to the first answer sample, read from
+  a recording of the same stereo sink dated on ``time.monotonic()``
+  (``bench/dated_recording.py``), so that each round's release, the simulator's stamps
+  and the answer's sound are set side by side.
 * :func:`click_to_echo`: with every audio chunk echoed at once, a train of short tone bursts
   played into the microphone while talk is held, and their echoes.
 * :func:`pulse_floor`: the same bursts through PulseAudio's own loopback (the floor).
@@ -326,6 +327,24 @@ class AnswerRounds:
     """When each measured round's speech ended on the microphone's channel (monotonic)."""
     answer_sounds: list[float]
     """When its answer's first loud sample was on the speaker's channel (monotonic)."""
+    rounds: list[int] = field(default_factory=list)
+    """Which round (counted from 0 in the recording) each measured latency is; and for each
+    reason left out, which round it was, in :attr:`left_out_rounds`."""
+    left_out_rounds: list[int] = field(default_factory=list)
+
+    def of(self, order: list[str], client: str) -> AnswerRounds:
+        """The rounds that were ``client``'s, where ``order`` says whose each round was."""
+        mine = [index for index, name in enumerate(order) if name == client]
+        kept = [at for at, index in enumerate(self.rounds) if index in mine]
+        left = [at for at, index in enumerate(self.left_out_rounds) if index in mine]
+        return AnswerRounds(
+            [self.latencies_ms[at] for at in kept],
+            [self.left_out[at] for at in left],
+            [self.speech_ends[at] for at in kept],
+            [self.answer_sounds[at] for at in kept],
+            [self.rounds[at] for at in kept],
+            [self.left_out_rounds[at] for at in left],
+        )
 
 
 def answer_latencies(audio: DatedAudio, rounds: int, speech_s: float, name: str) -> AnswerRounds:
@@ -350,11 +369,14 @@ def answer_latencies(audio: DatedAudio, rounds: int, speech_s: float, name: str)
         if heard_s > speech_s + 0.5:
             reason = f"{heard_s:.2f} s of sound on the mic's channel for {speech_s:.2f} s"
             result.left_out.append(reason)
+            result.left_out_rounds.append(index)
         elif abs(right[end]) > SPEECH_THRESHOLD:
             result.left_out.append("the answer began before the speech had played out")
+            result.left_out_rounds.append(index)
         else:
             answer = np.flatnonzero(np.abs(right[end:stop]) > SPEECH_THRESHOLD)
             if len(answer):
+                result.rounds.append(index)
                 result.latencies_ms.append(float(answer[0]) / rate * 1000)
                 result.speech_ends.append(audio.time_of(end))
                 result.answer_sounds.append(audio.time_of(end + int(answer[0])))
@@ -484,39 +506,71 @@ def _speak(feeder: ToneFeeder, speech: Speech, recorder: DatedRecorder) -> None:
     time.sleep(max(0.0, (end or expected) + RELEASE_AFTER_SPEECH_S - time.monotonic()))
 
 
-def voice_to_voice_app(
-    rig: StereoRig,
-    workdir: Path,
-    rounds: int,
-    *,
-    pacing: str = "realtime",
-    env_extra: dict[str, str] | None = None,
-) -> VoiceResult:
-    """Voice-to-voice through the real app, the answer paced ``pacing`` (see echo_sim)."""
+ROUND_ORDER = ("app", "reference", "reference", "app")
+"""Voice-to-voice: whose round comes when, repeated. Both clients run side by side and take
+turns in one recording, so that whatever the rig's own latency does meanwhile (the dates of
+its recording, its loopbacks: they wander by 2-4 ms over tens of seconds, measured with one
+client's clicks, docs/benchmarks.md) falls on both alike; in this order a steady drift does
+too."""
+
+
+def voice_to_voice_pair(
+    rig: StereoRig, workdir: Path, rounds: int, *, pacing: str = "realtime"
+) -> tuple[VoiceResult, VoiceResult]:
+    """Voice-to-voice through the real app and the starter-style client, taking turns.
+
+    Each client has its own simulator, the answer paced ``pacing`` (see echo_sim); the
+    speech, the microphone and the speaker are the same for both. Returns the app's result
+    and the starter's, ``rounds`` rounds each.
+    """
     speech = Speech.load(workdir)
     keyboard = XKeyboard()
-    key_ups: list[float] = []
-    recording = workdir / f"v2v-app-{pacing}.wav"
+    key_ups: dict[str, list[float]] = {"app": [], "reference": []}
+    order = [ROUND_ORDER[index % len(ROUND_ORDER)] for index in range(2 * rounds)]
     try:
         with (
             SimProcess(
                 "turn", workdir, label=f"app-{pacing}", pacing=pacing, think_ms=ECHO_THINK_MS
-            ) as sim,
-            running_app(sim, workdir, env_extra=env_extra) as app,
+            ) as app_sim,
+            SimProcess(
+                "turn",
+                workdir,
+                label=f"reference-{pacing}",
+                pacing=pacing,
+                think_ms=ECHO_THINK_MS,
+            ) as reference_sim,
+            running_app(app_sim, workdir) as app,
+            running_reference(reference_sim) as reference,
             ToneFeeder() as feeder,
             DatedRecorder(rig.monitor) as recorder,
         ):
-            for _ in range(rounds):
-                mark = app.count()
-                keyboard.press()
-                app.wait_for(TALK_PRESSED, after=mark)
-                _speak(feeder, speech, recorder)
-                key_ups.append(keyboard.release())
-                app.wait_for(ANSWER_PLAYED, after=mark)
-                time.sleep(0.3)
+            for client in order:
+                if client == "app":
+                    mark = app.count()
+                    keyboard.press()
+                    app.wait_for(TALK_PRESSED, after=mark)
+                    _speak(feeder, speech, recorder)
+                    key_ups["app"].append(keyboard.release())
+                    app.wait_for(ANSWER_PLAYED, after=mark)
+                    time.sleep(0.3)
+                else:
+                    reference.send("down")
+                    _speak(feeder, speech, recorder)
+                    key_ups["reference"].append(reference.send("up"))
+                    # The starter has no "answer played" signal: give the echo its length
+                    # and a margin.
+                    time.sleep(speech.seconds + 1.2)
     finally:
         keyboard.close()
-    return _voice_result(recorder.result(), recording, rounds, speech, key_ups, sim)
+    audio = recorder.result()
+    recording = workdir / f"v2v-{pacing}.wav"
+    save_wav(audio, recording)
+    measured = answer_latencies(audio, len(order), speech.seconds, recording.name)
+    dating = f"{audio.residual_ms:.1f} ms, {audio.jumps} jumps"
+    return (
+        _voice_result(measured.of(order, "app"), key_ups["app"], app_sim, dating),
+        _voice_result(measured.of(order, "reference"), key_ups["reference"], reference_sim, dating),
+    )
 
 
 def _answers_sent(events: list[dict[str, object]]) -> list[float]:
@@ -532,45 +586,20 @@ def _answers_sent(events: list[dict[str, object]]) -> list[float]:
     return firsts
 
 
-def voice_to_voice_reference(
-    rig: StereoRig, workdir: Path, rounds: int, *, pacing: str = "realtime"
-) -> VoiceResult:
-    """Voice-to-voice through the starter-style client, the answer paced ``pacing``."""
-    speech = Speech.load(workdir)
-    key_ups: list[float] = []
-    recording = workdir / f"v2v-reference-{pacing}.wav"
-    with (
-        SimProcess(
-            "turn", workdir, label=f"reference-{pacing}", pacing=pacing, think_ms=ECHO_THINK_MS
-        ) as sim,
-        running_reference(sim) as client,
-        ToneFeeder() as feeder,
-        DatedRecorder(rig.monitor) as recorder,
-    ):
-        for _ in range(rounds):
-            client.send("down")
-            _speak(feeder, speech, recorder)
-            key_ups.append(client.send("up"))
-            # The starter has no "answer played" signal: give the echo its length and a margin.
-            time.sleep(speech.seconds + 1.2)
-    return _voice_result(recorder.result(), recording, rounds, speech, key_ups, sim)
-
-
 def _voice_result(
-    audio: DatedAudio,
-    recording: Path,
-    rounds: int,
-    speech: Speech,
-    key_ups: list[float],
-    sim: SimProcess,
+    measured: AnswerRounds, key_ups: list[float], sim: SimProcess, dating: str
 ) -> VoiceResult:
-    """A client's voice-to-voice rounds, and where each round's time went, from its run.
+    """A client's voice-to-voice rounds, and where each round's time went.
 
     Every date is on ``time.monotonic()``: the dated recording's speech ends and answer
     sounds, the key's releases, the simulator's receive and send stamps.
+
+    Args:
+        measured: the client's own rounds of the recording.
+        key_ups: when its key went up, round by round.
+        sim: its simulator (only its rounds reach it).
+        dating: how well the recording's dates held.
     """
-    save_wav(audio, recording)
-    measured = answer_latencies(audio, rounds, speech.seconds, recording.name)
     activity_ends = sim.times("activity_end")
     sent = _answers_sent(sim.events)
     service: list[float] = []
@@ -594,7 +623,7 @@ def _voice_result(
         service_ms=service,
         less_service_ms=less_service,
         answer_to_sound_ms=_pairs_after(sent, measured.answer_sounds),
-        dating=f"{audio.residual_ms:.1f} ms, {audio.jumps} jumps",
+        dating=dating,
     )
 
 
