@@ -17,8 +17,14 @@ The speaker starts differently for each (see :class:`~.playback.AudioPlayback`):
   sample than behind a running stream's buffer of silence.
 
 Which one it is, is learnt from the answers themselves: an answer whose audio ran ahead of
-real time by more than its first chunk plus :data:`BURST_MARGIN_S` came in bursts. Until
-an answer has shown it, arrivals count as paced (the safe start: never a gap).
+real time by more than its first chunk plus :data:`BURST_MARGIN_S` came in bursts, and one
+that was long enough to show it and did not came paced. Until an answer has shown either,
+arrivals count as bursts, as the service documents them: counted as paced, every session's
+first answer started behind a device buffer of silence that the service's bursts never
+needed (sent -> first sound 30 ms against 6-8 in the app's later answers, bench of
+2026-12-07). The cost falls on a connection that delivers no faster than real time: its
+first answer starts without the silence's cushion and may have a gap (which deepens the
+jitter buffer), and the answers after it are learnt as paced.
 """
 
 from __future__ import annotations
@@ -43,12 +49,15 @@ class AnswerPace:
         self._first_s = 0.0
         self._received_s = 0.0
         self._in_answer = False
-        self._bursts = False
+        self._bursts = True  # as the service sends them (docs/live-service.md R6)
         self._seen = False
 
     @property
     def bursts(self) -> bool:
-        """Whether the latest answer that said so came in bursts ahead of real time."""
+        """Whether the latest answer that said so came in bursts ahead of real time.
+
+        True until an answer has shown otherwise (the service's own way, R6).
+        """
         return self._bursts
 
     def arrived(self, seconds: float, now: float, *, new_answer: bool) -> None:

@@ -15,8 +15,12 @@ def paced(chunk_s: float, count: int, start: float = 0.0) -> list[tuple[float, f
     return [(start + index * chunk_s, chunk_s) for index in range(count)]
 
 
-def test_arrivals_count_as_paced_until_an_answer_shows_bursts() -> None:
-    assert not AnswerPace().bursts
+def test_arrivals_count_as_bursts_as_the_service_sends_them_until_an_answer_shows_paced() -> None:
+    pace = AnswerPace()
+    assert pace.bursts
+    feed(pace, paced(0.1, 10))
+    pace.answer_ended()
+    assert not pace.bursts
 
 
 def test_an_answer_delivered_three_times_faster_than_it_plays_is_bursts() -> None:
@@ -42,6 +46,7 @@ def test_network_jitter_on_paced_audio_is_not_bursts() -> None:
     # Chunks of 100 ms, each up to 60 ms late or early (two arriving almost together).
     times = [0.0, 0.16, 0.2, 0.36, 0.4, 0.5, 0.66, 0.7]
     feed(pace, [(at, 0.1) for at in times])
+    pace.answer_ended()
     assert not pace.bursts
 
 
