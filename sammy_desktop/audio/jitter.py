@@ -94,12 +94,15 @@ from sammy_desktop.audio.resampling import StreamResampler
 from sammy_desktop.scheduling import Cancellable, LoopScheduler, Scheduler
 from sammy_desktop.wire_audio import OUTPUT_RATE, SAMPLE_WIDTH
 
-__all__ = ["DEFAULT_MAX_DEPTH_MS", "JitterBuffer"]
+__all__ = ["DEFAULT_MAX_DEPTH_MS", "RESAMPLER_HOLD_MS", "JitterBuffer"]
 
 _log = logging.getLogger(__name__)
 
 DEFAULT_MAX_DEPTH_MS: Final = 120
 """The deepest the buffer grows unless told otherwise (or its start depth, when more)."""
+RESAMPLER_HOLD_MS: Final = 20
+"""The most the resampler to the device's rate holds back: soxr's 24 -> 48 kHz stream gives
+its output 940 samples (19.6 ms) at a time."""
 
 # The standing-queue drain (see the module docstring).
 _STEADY_WINDOW_S: Final = 0.25
@@ -287,6 +290,15 @@ class JitterBuffer:
         1 to 20 ms, and the queue wobbles by as much while the backlog stays level.
         """
         return (self._queued_bytes // SAMPLE_WIDTH + self._held_samples()) / self._rate * 1000
+
+    def buffered_after_ms(self, incoming_ms: float) -> float:
+        """The least :attr:`buffered_ms` will be once ``incoming_ms`` more has been pushed.
+
+        What the backlog will be, less the most the resampler holds back
+        (:data:`RESAMPLER_HOLD_MS`): known before the push, which takes a while.
+        """
+        held_ms = RESAMPLER_HOLD_MS if self._rate != OUTPUT_RATE else 0.0
+        return self.backlog_ms + incoming_ms - held_ms
 
     @property
     def drained_ms(self) -> float:

@@ -49,6 +49,7 @@ from sammy_desktop.wire_audio import OUTPUT_RATE, SAMPLE_WIDTH
 
 if TYPE_CHECKING:
     import asyncio
+    from collections.abc import Callable
 
     from sammy_desktop.audio.devices import AudioDevice
     from sammy_desktop.audio.echo import EchoCanceller
@@ -317,11 +318,15 @@ class AudioPlayback:
             # would come out late and out of context, so it is dropped and counted.
             self.dropped_while_down += 1
             return
-        self._pace.arrived(
-            len(data) / SAMPLE_WIDTH / OUTPUT_RATE,
-            self._scheduler.time(),
-            new_answer=not self._jitter.is_playing,
-        )
+        seconds = len(data) / SAMPLE_WIDTH / OUTPUT_RATE
+        self._pace.arrived(seconds, self._scheduler.time(), new_answer=not self._jitter.is_playing)
+        if self._stream.is_paused and self._starts_with_speech(
+            self._jitter.buffered_after_ms(seconds * 1000)
+        ):
+            # The start goes to its worker first, and the chunk is queued (resampled: up to
+            # a few tenths of a millisecond) while PortAudio starts the stream (1-1.5 ms).
+            self._wake_with_speech(lambda: self._jitter.push(data))
+            return
         self._jitter.push(data)
         self._wake(speech=True)
 
@@ -559,34 +564,48 @@ class AudioPlayback:
         Args:
             speech: speech was just queued (:meth:`play`), not an effect.
         """
-        self._standby.busy(self._scheduler.time())
         if not self._stream.is_paused:
+            self._standby.busy(self._scheduler.time())
             self._stream.resume()  # a pause asked for may still be on its way
             return
-        if not (speech and self._pace.bursts and self._fills_device_buffer()):
-            # The device buffer is empty now, and PortAudio fills it from the callback at
-            # once: that much silence first, as a running stream has queued.
-            self._standby.waking(self.output_latency_s)
-            self._stream.resume()
+        if speech and self._starts_with_speech(self._jitter.buffered_ms):
+            self._wake_with_speech()
             return
-        # The answer itself fills the device buffer: wait (the GIL released) until it has.
+        # The device buffer is empty now, and PortAudio fills it from the callback at
+        # once: that much silence first, as a running stream has queued.
+        self._standby.busy(self._scheduler.time())
+        self._standby.waking(self.output_latency_s)
+        self._stream.resume()
+
+    def _wake_with_speech(self, queue: Callable[[], None] | None = None) -> None:
+        """Start the resting stream with the speech itself; ``queue`` queues it meanwhile.
+
+        The answer fills the device buffer: this waits (the GIL released) until it has.
+        """
+        self._standby.busy(self._scheduler.time())
         self._first_fill.arm(round(self.output_latency_s * self._stream.samplerate))
-        if self._stream.resume():
+        started = self._stream.resume()
+        if queue is not None:
+            queue()
+        if started:
             self.first_fill_waits += 1
             if not self._first_fill.wait(FIRST_FILL_WAIT_S):
                 self.first_fill_misses += 1
         else:
             self._first_fill.disarm()
 
-    def _fills_device_buffer(self) -> bool:
-        """Whether the queued speech fills a started stream's device buffer and a cushion.
+    def _starts_with_speech(self, buffered_ms: float) -> bool:
+        """Whether a resting stream starts with the speech itself when ``buffered_ms`` is queued.
 
-        Then the stream starts with the speech itself (no silence ahead of it, the first
-        sample out as soon as the stream runs) and still has the jitter buffer's depth
-        queued behind it. The service sends an answer in bursts ahead of real time
-        (docs/live-service.md R6), so its first frame usually does.
+        Where answers come in bursts ahead of real time (docs/live-service.md R6) and the
+        speech fills a started stream's device buffer and a cushion: then there is no
+        silence ahead of it, the first sample goes out as soon as the stream runs, and the
+        jitter buffer's depth is still queued behind it. The service's first frame of an
+        answer usually does.
         """
-        return self._jitter.buffered_ms >= self.output_latency_s * 1000 + self._jitter.depth_ms
+        return self._pace.bursts and (
+            buffered_ms >= self.output_latency_s * 1000 + self._jitter.depth_ms
+        )
 
     def _may_rest(self) -> bool:
         """Whether nothing needs the stream running: no speech and no effects waiting."""
