@@ -10,7 +10,8 @@ sent. Prints one JSON line:
 * ``lag_ms``: how late a 10 ms timer task on the qasync loop woke while sharing at one
   frame a second (the "always" policy);
 * ``cpu_sharing`` and ``cpu_idle``: the process's CPU time over wall time, in percent of
-  one core, with the same changing picture, sharing and not.
+  one core, with the same changing picture, sharing and not (windows of each in turn, the
+  lag probe running in all of them).
 
     python bench/screen_share.py [--seconds 10]
 """
@@ -101,37 +102,56 @@ async def grab_encode(rounds: int) -> dict[str, list[float]]:
     return out
 
 
+WINDOWS = (False, True, True, False)
+"""The CPU windows, not sharing and sharing, in this order: a machine whose load drifts
+meanwhile weighs on both alike (one window of each, one after the other, read 2.5-5 % in
+four runs of the same code)."""
+
+
 async def lag_and_cpu(seconds: float, settings_state: SettingsState) -> dict[str, object]:
+    """Loop lag while sharing; CPU sharing and not, ``seconds`` of each.
+
+    The lag probe (a 10 ms timer task) runs in every window, so its own wake-ups are in
+    both CPU figures and not in their difference; only the lags while sharing are kept.
+    """
     agent = Agent()
     tasks = UiTasks()
     share = ScreenShare(agent, settings_state, tasks)
+    source = screen_sources()[0]
     lags: list[float] = []
+    sharing = False
     stop = False
 
     async def probe() -> None:
         while not stop:
             before = time.monotonic()
             await asyncio.sleep(0.01)
-            lags.append((time.monotonic() - before - 0.01) * 1000)
+            if sharing:
+                lags.append((time.monotonic() - before - 0.01) * 1000)
 
-    async def cpu_over(duration: float) -> float:
-        wall, cpu = time.monotonic(), time.process_time()
-        await asyncio.sleep(duration)
-        return (time.process_time() - cpu) / (time.monotonic() - wall) * 100
-
-    cpu_idle = await cpu_over(seconds)
-    share.start(screen_sources()[0])
     prober = asyncio.get_running_loop().create_task(probe())
-    cpu_sharing = await cpu_over(seconds)
+    # Per state (sharing or not): CPU seconds, wall seconds.
+    spent = {False: [0.0, 0.0], True: [0.0, 0.0]}
+    window_s = seconds * 2 / len(WINDOWS)
+    for shares in WINDOWS:
+        if shares:
+            share.start(source)
+        wall, cpu = time.monotonic(), time.process_time()
+        sharing = shares
+        await asyncio.sleep(window_s)
+        sharing = False
+        spent[shares][0] += time.process_time() - cpu
+        spent[shares][1] += time.monotonic() - wall
+        if shares:
+            share.stop()
+            await tasks.join()
     stop = True
     await prober
-    share.stop()
-    await tasks.join()
     share.close()
     return {
         "lag_ms": lags,
-        "cpu_idle": cpu_idle,
-        "cpu_sharing": cpu_sharing,
+        "cpu_idle": spent[False][0] / spent[False][1] * 100,
+        "cpu_sharing": spent[True][0] / spent[True][1] * 100,
         "frames": agent.frames,
         "unchanged": share.frames_unchanged,
         "skipped": share.frames_skipped,
