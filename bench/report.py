@@ -95,8 +95,12 @@ def _fmt(value: float, unit: str = "") -> str:
     if math.isnan(value):
         return "-"
     if unit == "x" and abs(value) < 10:
-        # A ratio's target is usually 1: 0.997 must not read as a "1.00" that missed it.
-        return f"{value:.3f}"
+        # A ratio's target is usually 1: 0.997 must not read as a "1.00" that missed it,
+        # nor 0.9995 as a "1.000": as many decimals as it takes not to read as 1 (up to 6).
+        decimals = 3
+        while decimals < 6 and value != 1 and f"{value:.{decimals}f}" == f"{1:.{decimals}f}":
+            decimals += 1
+        return f"{value:.{decimals}f}"
     if abs(value) >= 100:
         return f"{value:.0f}"
     if abs(value) >= 10:
