@@ -228,21 +228,6 @@ async def test_answers_arriving_in_real_time_after_standby_play_without_gaps(
     )
 
 
-async def test_before_any_answer_the_talk_key_leaves_a_resting_speaker_resting(
-    bus: EventBus,
-) -> None:
-    # Until an answer shows otherwise, answers count as the service sends them, in bursts:
-    # the first answer of a session starts the speaker itself, with no silence ahead.
-    playback = AudioPlayback(bus, standby_after_ms=50)
-    await playback.start()
-    try:
-        await until(lambda: playback.is_standby)
-        playback.expect_speech(0.6)
-        assert resting(playback)
-    finally:
-        await playback.stop()
-
-
 async def test_where_answers_come_paced_expecting_speech_wakes_the_speaker_and_holds_it(
     bus: EventBus, events: EventLog
 ) -> None:
@@ -361,13 +346,19 @@ async def test_play_returns_once_a_speaker_woken_by_an_answer_in_bursts_holds_it
         assert (waited, missed) == (0, 0), "a paced answer starts behind silence: no wait"
 
 
-async def test_after_answers_in_bursts_the_talk_key_leaves_a_resting_speaker_resting(
-    bus: EventBus, events: EventLog
+@pytest.mark.parametrize("answered", [False, True], ids=["before-any-answer", "after-bursts"])
+async def test_where_answers_come_in_bursts_the_talk_key_leaves_a_resting_speaker_resting(
+    bus: EventBus, events: EventLog, answered: bool
 ) -> None:
+    # Until an answer shows otherwise, answers count as the service sends them, in bursts:
+    # the first answer of a session starts the speaker itself too, with no silence ahead.
     playback = AudioPlayback(bus, standby_after_ms=50)
     await playback.start()
     try:
-        await _rest_after_an_answer_in_bursts(playback, events)
+        if answered:
+            await _rest_after_an_answer_in_bursts(playback, events)
+        else:
+            await until(lambda: playback.is_standby)
         playback.expect_speech(0.6)
         # Waking is asked for at once (see the test above for paced answers).
         assert resting(playback)
