@@ -30,6 +30,7 @@ if __package__ in (None, ""):  # run as a script: the repository root on the pat
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.live_audio import (
+    ANSWER_MARGIN_S,
     STARTUP_SETTLE_S,
     SimProcess,
     _cpu_pct,
@@ -38,10 +39,6 @@ from bench.live_audio import (
     running_reference,
 )
 from bench.pulse_rig import play_into_mic, sinks_kept_awake
-
-ANSWER_MARGIN_S = 1.2
-"""After the speech's length, how long the reference's answer may still be playing (it has no
-"answer played" signal; the same margin as ``voice_to_voice_pair``)."""
 
 
 def _idle_cpu(workdir: Path, seconds: float, **settings: object) -> list[float]:

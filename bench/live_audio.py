@@ -506,6 +506,9 @@ def _speak(feeder: ToneFeeder, speech: Speech, recorder: DatedRecorder) -> None:
     time.sleep(max(0.0, (end or expected) + RELEASE_AFTER_SPEECH_S - time.monotonic()))
 
 
+ANSWER_MARGIN_S = 1.2
+"""After the speech's length, how long the reference's answer may still be playing (it has no
+"answer played" signal)."""
 ROUND_ORDER = ("app", "reference", "reference", "app")
 """Voice-to-voice: whose round comes when, repeated. Both clients run side by side and take
 turns in one recording, so that whatever the rig's own latency does meanwhile (the dates of
@@ -559,7 +562,7 @@ def voice_to_voice_pair(
                     key_ups["reference"].append(reference.send("up"))
                     # The starter has no "answer played" signal: give the echo its length
                     # and a margin.
-                    time.sleep(speech.seconds + 1.2)
+                    time.sleep(speech.seconds + ANSWER_MARGIN_S)
     finally:
         keyboard.close()
     audio = recorder.result()
