@@ -28,6 +28,11 @@
   app's collector runs it: ``bench-mark gc-full-ms MS``; the file is removed.
 * ``SAMMY_BENCH_REST_S``: the connection rests after that many seconds of quiet instead of
   the setting's minutes (the idle CPU while resting, without waiting fifteen minutes).
+* ``SAMMY_BENCH_RESTING_START``: a "0" or "1" for each talk press, in order; after a "1"
+  press the speaker treats the answers as bursts (``AnswerPace.bursts``), whatever it has
+  learnt: it stays resting at the release and starts with the answer's first frame. The
+  voice bench's paced rounds measure the cushion of silence a paced answer starts behind
+  this way (bench/live_audio.py ``SPEAKER_RESTING``).
 
 Everything else is ``sammy_desktop.app.main``: the same window, audio engine, agent, tools.
 """
@@ -171,8 +176,34 @@ def install_rest_seconds(seconds: float) -> None:
     IdleRest._period = period  # type: ignore[method-assign]
 
 
+def install_resting_start(presses: str) -> None:
+    """After each press marked "1" in ``presses``, answers count as bursts (see the top)."""
+    from sammy_desktop.audio.engine import AudioEngine
+    from sammy_desktop.audio.pace import AnswerPace
+
+    count = [0]
+    resting = [False]
+    begin_talk = AudioEngine.begin_talk
+    learnt = AnswerPace.bursts
+
+    def counted_begin_talk(self: AudioEngine, start_turn: Any) -> bool:
+        index = count[0]
+        count[0] += 1
+        resting[0] = presses[index : index + 1] == "1"
+        return begin_talk(self, start_turn)
+
+    def bursts(self: AnswerPace) -> bool:
+        return True if resting[0] else bool(learnt.fget(self))  # type: ignore[attr-defined]
+
+    AudioEngine.begin_talk = counted_begin_talk  # type: ignore[method-assign]
+    AnswerPace.bursts = property(bursts)  # type: ignore[method-assign,assignment]
+
+
 def install() -> None:
     """Wrap run_app with the lag probe and desktop_tools with the slow tool."""
+    resting_presses = os.environ.get("SAMMY_BENCH_RESTING_START")
+    if resting_presses:
+        install_resting_start(resting_presses)
     if os.environ.get("SAMMY_BENCH_MIC_MARKS"):
         install_mic_marks()
     if os.environ.get("SAMMY_BENCH_GC_MARKS"):

@@ -425,6 +425,9 @@ class VoiceResult:
     """The answer's first message leaving the simulator -> its first loud sample on the
     speaker's channel, both dated on the monotonic clock: the client's whole share of the
     answer's way, the same measure for both clients."""
+    gaps: list[int] = field(default_factory=list)
+    """Each round's gaps in the answer: the speaker ran dry after it had started (the app's
+    jitter buffer underruns; the starter's writes that found the stream underflowed)."""
 
     def left_out_line(self) -> str:
         """The rounds left out, for the table ("" when none was)."""
@@ -506,6 +509,10 @@ def _speak(feeder: ToneFeeder, speech: Speech, recorder: DatedRecorder) -> None:
     time.sleep(max(0.0, (end or expected) + RELEASE_AFTER_SPEECH_S - time.monotonic()))
 
 
+SPEAKER_RESTING = "app, speaker resting"
+"""A voice round of the app whose speaker answers from rest even when the answers come paced
+(bench/app_probe.py ``SAMMY_BENCH_RESTING_START``), not from the running stream the app keeps
+for them: what the app's paced answer would take without its cushion of silence."""
 ANSWER_MARGIN_S = 1.2
 """After the speech's length, how long the reference's answer may still be playing (it has no
 "answer played" signal)."""
@@ -515,21 +522,68 @@ turns in one recording, so that whatever the rig's own latency does meanwhile (t
 its recording, its loopbacks: they wander by 2-4 ms over tens of seconds, measured with one
 client's clicks, docs/benchmarks.md) falls on both alike; in this order a steady drift does
 too."""
+PACED_ROUND_ORDER = ("app", "reference", SPEAKER_RESTING, SPEAKER_RESTING, "reference", "app")
+"""Voice-to-voice paced at real time: the app also takes rounds with its speaker left resting
+(:data:`SPEAKER_RESTING`), for the paced row's floor; each of the three comes at the same places on
+average, so a steady drift falls on all alike."""
+
+
+@dataclass
+class VoicePair:
+    """One voice run: the app's rounds, the starter's, and the app's resting-speaker rounds."""
+
+    app: VoiceResult
+    reference: VoiceResult
+    resting: VoiceResult | None = None
+    """The app answering paced answers from a resting speaker (None in bursts)."""
+
+
+def round_order(rounds: int, pacing: str) -> list[str]:
+    """Whose each round of a voice run is: ``rounds`` each for the app and the starter, and
+    for paced answers as many with the app's speaker resting."""
+    pattern = PACED_ROUND_ORDER if pacing == "realtime" else ROUND_ORDER
+    clients = len(set(pattern))
+    return [pattern[index % len(pattern)] for index in range(clients * rounds)]
+
+
+def resting_presses(order: list[str]) -> str:
+    """The app's presses of ``order``, "1" where its speaker is to answer from rest
+    (bench/app_probe.py ``SAMMY_BENCH_RESTING_START``)."""
+    app_rounds = [client for client in order if client != "reference"]
+    return "".join("1" if client == SPEAKER_RESTING else "0" for client in app_rounds)
+
+
+APP_GAP = "playback underrun"
+"""The app's log line for a gap in an answer (audio/jitter.py, at DEBUG)."""
+REFERENCE_GAP = "gap in the answer"
+"""The starter-style client's line for one (bench/reference_client.py GAP_LINE)."""
+
+
+def _lines_with(process: LineProcess, needle: str, *, after: int) -> int:
+    """How many of ``process``'s lines since line ``after`` hold ``needle``."""
+    process.count()
+    return sum(needle in line for _stamp, line in process.lines[after:])
+
+
+def _resting_env(order: list[str]) -> dict[str, str]:
+    return {"SAMMY_BENCH_RESTING_START": resting_presses(order)} if SPEAKER_RESTING in order else {}
 
 
 def voice_to_voice_pair(
     rig: StereoRig, workdir: Path, rounds: int, *, pacing: str = "realtime"
-) -> tuple[VoiceResult, VoiceResult]:
+) -> VoicePair:
     """Voice-to-voice through the real app and the starter-style client, taking turns.
 
     Each client has its own simulator, the answer paced ``pacing`` (see echo_sim); the
-    speech, the microphone and the speaker are the same for both. Returns the app's result
-    and the starter's, ``rounds`` rounds each.
+    speech, the microphone and the speaker are the same for both. Returns ``rounds`` rounds
+    of each; paced, also ``rounds`` of the app answering from a resting speaker, as it does
+    bursts (the paced answer's cushion, measured: :func:`round_order`).
     """
     speech = Speech.load(workdir)
     keyboard = XKeyboard()
-    key_ups: dict[str, list[float]] = {"app": [], "reference": []}
-    order = [ROUND_ORDER[index % len(ROUND_ORDER)] for index in range(2 * rounds)]
+    order = round_order(rounds, pacing)
+    key_ups: dict[str, list[float]] = {client: [] for client in order}
+    gaps: dict[str, list[int]] = {client: [] for client in order}
     try:
         with (
             SimProcess(
@@ -542,27 +596,30 @@ def voice_to_voice_pair(
                 pacing=pacing,
                 think_ms=ECHO_THINK_MS,
             ) as reference_sim,
-            running_app(app_sim, workdir) as app,
+            running_app(app_sim, workdir, env_extra=_resting_env(order)) as app,
             running_reference(reference_sim) as reference,
             ToneFeeder() as feeder,
             DatedRecorder(rig.monitor) as recorder,
         ):
             for client in order:
-                if client == "app":
+                if client == "reference":
+                    mark = reference.count()
+                    reference.send("down")
+                    _speak(feeder, speech, recorder)
+                    key_ups[client].append(reference.send("up"))
+                    # The starter has no "answer played" signal: give the echo its length
+                    # and a margin.
+                    time.sleep(speech.seconds + ANSWER_MARGIN_S)
+                    gaps[client].append(_lines_with(reference, REFERENCE_GAP, after=mark))
+                else:
                     mark = app.count()
                     keyboard.press()
                     app.wait_for(TALK_PRESSED, after=mark)
                     _speak(feeder, speech, recorder)
-                    key_ups["app"].append(keyboard.release())
+                    key_ups[client].append(keyboard.release())
                     app.wait_for(ANSWER_PLAYED, after=mark)
+                    gaps[client].append(_lines_with(app, APP_GAP, after=mark))
                     time.sleep(0.3)
-                else:
-                    reference.send("down")
-                    _speak(feeder, speech, recorder)
-                    key_ups["reference"].append(reference.send("up"))
-                    # The starter has no "answer played" signal: give the echo its length
-                    # and a margin.
-                    time.sleep(speech.seconds + ANSWER_MARGIN_S)
     finally:
         keyboard.close()
     audio = recorder.result()
@@ -570,9 +627,16 @@ def voice_to_voice_pair(
     save_wav(audio, recording)
     measured = answer_latencies(audio, len(order), speech.seconds, recording.name)
     dating = f"{audio.residual_ms:.1f} ms, {audio.jumps} jumps"
-    return (
-        _voice_result(measured.of(order, "app"), key_ups["app"], app_sim, dating),
-        _voice_result(measured.of(order, "reference"), key_ups["reference"], reference_sim, dating),
+
+    def result(client: str, sim: SimProcess) -> VoiceResult:
+        voice = _voice_result(measured.of(order, client), key_ups[client], sim, dating)
+        voice.gaps = gaps[client]
+        return voice
+
+    return VoicePair(
+        result("app", app_sim),
+        result("reference", reference_sim),
+        result(SPEAKER_RESTING, app_sim) if SPEAKER_RESTING in order else None,
     )
 
 

@@ -40,6 +40,8 @@ from sammy_desktop.wire_audio import INPUT_RATE
 SEND_RATE = INPUT_RATE
 RECEIVE_RATE = 24_000
 CHUNK_SIZE = 1024  # frames per blocking read, as in the starter
+TURN_ENDED = b""  # on the speaker's queue when a turn's receive() ends (not the starter's)
+GAP_LINE = "gap in the answer"  # printed when a write in an answer finds the speaker dry
 BLOCK_MS = 10  # the minimal client's callback period, both ways
 # What the service serves (docs/live-service.md C1, C6): a starter's own defaults (API v1, a
 # retired preview) are refused at setup, so the reference uses these to compare audio paths.
@@ -82,16 +84,26 @@ class StarterStyleClient:
             async for response in turn:
                 if data := response.data:
                     self.audio_in_queue.put_nowait(data)
+            self.audio_in_queue.put_nowait(TURN_ENDED)
 
     async def play_audio(self) -> None:
         stream = sd.RawOutputStream(
             samplerate=RECEIVE_RATE, channels=1, dtype="int16", latency="low"
         )
         stream.start()
+        answer_started = False
         try:
             while True:
                 chunk = await self.audio_in_queue.get()
-                await asyncio.to_thread(stream.write, chunk)
+                if chunk == TURN_ENDED:
+                    answer_started = False
+                    continue
+                underflowed = await asyncio.to_thread(stream.write, chunk)
+                # The stream runs dry between answers, so an answer's first write always
+                # finds it underflowed; a later one that does played a gap before it.
+                if underflowed and answer_started:
+                    print(GAP_LINE, flush=True)
+                answer_started = True
         finally:
             stream.close()
 

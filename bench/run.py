@@ -115,10 +115,13 @@ def _ratio(reference: list[float], ours: list[float]) -> list[float]:
 def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
     """Voice-to-voice, the app and the starter-style client, for each pacing of the answer."""
     results: dict[str, tuple[live_audio.VoiceResult, live_audio.VoiceResult]] = {}
+    resting: live_audio.VoiceResult | None = None
     with StereoRig() as rig:
         for pacing in PACINGS:
-            app, ref = live_audio.voice_to_voice_pair(rig, work, sizes.voice_rounds, pacing=pacing)
+            run = live_audio.voice_to_voice_pair(rig, work, sizes.voice_rounds, pacing=pacing)
+            app, ref = run.app, run.reference
             results[pacing] = (app, ref)
+            resting = run.resting or resting
             report.samples[f"voice_app_{pacing}"] = app.latencies_ms
             report.samples[f"voice_reference_{pacing}"] = ref.latencies_ms
     group = "latency"
@@ -200,7 +203,8 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
             + "; ".join(app.dating for app, _ref in results.values()),
         )
     )
-    rows += _paced_floor_rows(results)
+    rows += _paced_floor_rows(results, resting)
+    rows += _paced_gap_rows(results, resting)
     app, ref = results["burst"]
     rows += [
         Row(
@@ -223,30 +227,44 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
 
 def _paced_floor_rows(
     results: dict[str, tuple[live_audio.VoiceResult, live_audio.VoiceResult]],
+    resting: live_audio.VoiceResult | None,
 ) -> list[Row]:
     """The floor of the paced voice-to-voice row: the cushion a paced answer starts behind.
 
     An answer paced at real time starts behind a device buffer of silence (audio/standby.py):
     its next chunk comes no sooner than it plays, and without that cushion any late one is a
-    gap. The cushion is what the paced answer's wait in the app exceeds the bursts' by; the
-    app's voice-to-voice less it is what the starter-style client, which has no cushion (a
-    late chunk is a gap there), is compared with.
+    gap. In the same paced run the app also answers rounds from a resting speaker, as it
+    does bursts (``live_audio.SPEAKER_RESTING``): the cushion is what its own answers' way (sent ->
+    first sound) takes longer with the running stream than from rest, and the app's
+    voice-to-voice less it is what the starter-style client, which has no cushion (a late
+    chunk is a gap there), is compared with.
     """
-    burst_share = results["burst"][0].answer_to_sound_ms
-    paced_share = results["realtime"][0].answer_to_sound_ms
     app, ref = results["realtime"]
-    if not burst_share or not paced_share or not app.latencies_ms:
+    if resting is None or not resting.answer_to_sound_ms or not app.answer_to_sound_ms:
         return []
-    cushion = _median(paced_share) - _median(burst_share)
+    if not app.latencies_ms:
+        return []
+    cushion = _median(app.answer_to_sound_ms) - _median(resting.answer_to_sound_ms)
     less = [float(_median(app.latencies_ms) - cushion)]
     words = PACINGS["realtime"]
     return [
+        Row(
+            "app share",
+            f"answer's first message sent -> its first sound at the speaker, app, {words}, "
+            "speaker resting (bench only)",
+            "ms",
+            resting.answer_to_sound_ms,
+            note="the app's rounds whose speaker was left resting, as for bursts, in the same "
+            f"paced run; voice-to-voice in them: median {_median_or_dash(resting.latencies_ms)}",
+            left_out=resting.left_out_line(),
+        ),
         Row(
             "latency",
             f"floor: a paced answer's start cushion (device buffer of silence), {words}",
             "ms",
             [float(cushion)],
-            note="answer's first message sent -> its first sound, app, paced - in bursts (medians)",
+            note="answer's first message sent -> its first sound, app, paced: speaker running - "
+            "resting (medians)",
         ),
         Row("latency", f"voice-to-voice, app less that cushion, {words}", "ms", less),
         Row(
@@ -257,6 +275,33 @@ def _paced_floor_rows(
             Target("value", ">=", 1.0, ">= 1 (app no slower)"),
         ),
     ]
+
+
+def _paced_gap_rows(
+    results: dict[str, tuple[live_audio.VoiceResult, live_audio.VoiceResult]],
+    resting: live_audio.VoiceResult | None,
+) -> list[Row]:
+    """Gaps in the paced answers: what the cushion is for, each client's rounds of one run."""
+    app, ref = results["realtime"]
+    words = PACINGS["realtime"]
+    clients = [("app", app), ("starter-style client", ref)]
+    if resting is not None:
+        clients.insert(1, ("app, speaker resting (bench only)", resting))
+    rows = []
+    for name, result in clients:
+        if not result.gaps:
+            continue
+        with_gap = sum(count > 0 for count in result.gaps)
+        rows.append(
+            Row(
+                "app share",
+                f"gaps in an answer (the speaker ran dry after starting), {name}, {words}",
+                "gaps",
+                [float(count) for count in result.gaps],
+                note=f"per round; rounds with a gap: {with_gap} of {len(result.gaps)}",
+            )
+        )
+    return rows
 
 
 CLICK_STAGES = {
