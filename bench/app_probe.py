@@ -31,8 +31,9 @@
 * ``SAMMY_BENCH_RESTING_START``: a "0" or "1" for each talk press, in order; after a "1"
   press the speaker treats the answers as bursts (``AnswerPace.bursts``), whatever it has
   learnt: it stays resting at the release and starts with the answer's first frame. The
-  voice bench's paced rounds measure the cushion of silence a paced answer starts behind
-  this way (bench/live_audio.py ``SPEAKER_RESTING``).
+  voice bench's paced rounds measure the cushion a paced answer starts behind this way
+  (bench/live_audio.py ``SPEAKER_RESTING``). The jitter buffer's depth is put back after
+  those presses as it was before them: their gaps must not deepen it for the app's own.
 
 Everything else is ``sammy_desktop.app.main``: the same window, audio engine, agent, tools.
 """
@@ -183,13 +184,21 @@ def install_resting_start(presses: str) -> None:
 
     count = [0]
     resting = [False]
+    depth_before: list[float] = []
     begin_talk = AudioEngine.begin_talk
     learnt = AnswerPace.bursts
 
     def counted_begin_talk(self: AudioEngine, start_turn: Any) -> bool:
         index = count[0]
         count[0] += 1
+        was_resting = resting[0]
         resting[0] = presses[index : index + 1] == "1"
+        # The resting rounds' gaps must not deepen the jitter buffer for the app's own.
+        jitter = self.playback._jitter
+        if resting[0] and not was_resting:
+            depth_before[:] = [jitter._threshold_s]
+        elif was_resting and not resting[0] and depth_before:
+            jitter._threshold_s = depth_before[0]
         return begin_talk(self, start_turn)
 
     def bursts(self: AnswerPace) -> bool:

@@ -231,13 +231,16 @@ def _paced_floor_rows(
 ) -> list[Row]:
     """The floor of the paced voice-to-voice row: the cushion a paced answer starts behind.
 
-    An answer paced at real time starts behind a device buffer of silence (audio/standby.py):
-    its next chunk comes no sooner than it plays, and without that cushion any late one is a
-    gap. In the same paced run the app also answers rounds from a resting speaker, as it
-    does bursts (``live_audio.SPEAKER_RESTING``): the cushion is what its own answers' way (sent ->
-    first sound) takes longer with the running stream than from rest, and the app's
-    voice-to-voice less it is what the starter-style client, which has no cushion (a late
-    chunk is a gap there), is compared with.
+    An answer paced at real time plays from a running stream, behind its device buffer of
+    silence (audio/standby.py: started from rest with the answer itself, the device buffer
+    would take that much of the queue at once, and the next chunk would come late by as
+    much), and the jitter buffer holds its start for its depth (``JitterBuffer.paced``: each
+    chunk comes as the one before has played, so only that wait is a cushion against a
+    late one). In the same paced run the app also answers rounds from a resting speaker, as
+    it does bursts (``live_audio.SPEAKER_RESTING``): the cushion is what its own answers' way
+    (sent -> first sound) takes longer as it is than from rest, and the app's voice-to-voice
+    less it is what the starter-style client, which has no cushion (a gap at nearly every
+    chunk: the gap rows), is compared with.
     """
     app, ref = results["realtime"]
     if resting is None or not resting.answer_to_sound_ms or not app.answer_to_sound_ms:
@@ -260,7 +263,7 @@ def _paced_floor_rows(
         ),
         Row(
             "latency",
-            f"floor: a paced answer's start cushion (device buffer of silence), {words}",
+            f"floor: a paced answer's start cushion (device buffer, jitter wait), {words}",
             "ms",
             [float(cushion)],
             note="answer's first message sent -> its first sound, app, paced: speaker running - "

@@ -177,6 +177,13 @@ class JitterBuffer:
         output_latency_s: how long the device holds audio before the speaker plays it; the
             owner keeps it current, and the end of speech waits for it.
         drain_cuts: cuts of loud audio the standing-queue drain made (its fallback).
+        paced: the speech arrives at real time, not ahead of it (the owner sets it from
+            :mod:`~sammy_desktop.audio.pace`). Then the start, and the re-buffering after an
+            underrun, wait the depth in time after the chunk that begins them, not until
+            the depth is queued: each chunk of paced speech comes about when the one before
+            it has played, so the queue just before a chunk (its trough) holds only the
+            time waited, however large the chunk; a 100 ms chunk let go at once leaves a
+            late next one no cushion at all, and a deeper depth would change nothing.
     """
 
     def __init__(
@@ -253,6 +260,7 @@ class JitterBuffer:
         self.drain_cuts = 0
         self.last_start_latency_s = 0.0
         self.output_latency_s = 0.0
+        self.paced = False
 
     # -- the loop's side ----------------------------------------------------------------
 
@@ -370,7 +378,7 @@ class JitterBuffer:
             samples = self._drain_standing(samples, now, level)
         self._enqueue(samples.tobytes())
         if not self._released:
-            if self._queued_bytes >= self._threshold_bytes():
+            if not self.paced and self._queued_bytes >= self._threshold_bytes():
                 self._release()
             elif self._start_handle is None:
                 self._start_handle = self._scheduler.call_later(self._threshold_s, self._release)

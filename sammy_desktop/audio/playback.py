@@ -16,7 +16,8 @@ plays, each in its own module and each free of PortAudio:
   :meth:`~AudioPlayback.play_effect` wakes it without a gap;
 * :class:`~sammy_desktop.audio.pace.AnswerPace`: whether answers arrive in bursts ahead of
   real time (the service) or paced; with bursts a woken stream starts with the answer's
-  first frame instead of a device buffer of silence;
+  first frame instead of a device buffer of silence, paced the jitter buffer holds each
+  answer's start for its depth in time (:attr:`JitterBuffer.paced`);
 * :class:`~sammy_desktop.audio.stream_owner.StreamOwner`: the stream itself through device
   failures and switches, shared with the capture.
 
@@ -320,6 +321,7 @@ class AudioPlayback:
             return
         seconds = len(data) / SAMPLE_WIDTH / OUTPUT_RATE
         self._pace.arrived(seconds, self._scheduler.time(), new_answer=not self._jitter.is_playing)
+        self._jitter.paced = not self._pace.bursts
         if self._stream.is_paused and self._starts_with_speech(
             self._jitter.buffered_after_ms(seconds * 1000)
         ):

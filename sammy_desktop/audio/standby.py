@@ -8,8 +8,10 @@ again in a few milliseconds.
 Waking: a started stream's device buffer is empty, and PortAudio fills it from the callback in
 one burst. The callback answers that burst with silence (:meth:`SpeakerStandby.priming`), so
 the speech that follows sits behind the same device buffer of silence as on a running stream:
-same latency, and the same cushion when the model's audio arrives no faster than it plays
-(taking the burst from the queue would run it dry that much early: a gap). Where answers come
+same latency, and the queue is taken at the rate it plays from the first callback on, as on a
+running stream, when the model's audio arrives no faster than it plays (taking the burst from
+the queue would run it dry that much early: a gap before the next chunk; the cushion against
+a late chunk is the jitter buffer's wait, :attr:`~.jitter.JitterBuffer.paced`). Where answers come
 in bursts ahead of real time (:mod:`~sammy_desktop.audio.pace`) the owner does not ask for
 the priming: the answer's first frame fills the device buffer with time to spare.
 
