@@ -3,8 +3,9 @@
 The model's audio arrives in bursts. :meth:`JitterBuffer.push` resamples each chunk to the
 device rate and appends it to a queue; the queue is *released* (the device callback may take
 from it) once the buffer's depth is queued, or that long after the first chunk, for short
-answers. The callback copies from the queue with :meth:`JitterBuffer.fill` and pads with
-silence when it runs dry; it never waits for anything.
+answers and for speech that comes paced at real time (:attr:`JitterBuffer.paced`). The
+callback copies from the queue with :meth:`JitterBuffer.fill` and pads with silence when it
+runs dry; it never waits for anything.
 
 Adaptive depth: whatever is buffered when output starts stays buffered for as long as the
 audio keeps coming at the rate it is played (a continuous stream never gets ahead of the
