@@ -629,9 +629,9 @@ def voice_to_voice_pair(
     dating = f"{audio.residual_ms:.1f} ms, {audio.jumps} jumps"
 
     def result(client: str, sim: SimProcess) -> VoiceResult:
-        voice = _voice_result(measured.of(order, client), key_ups[client], sim, dating)
-        voice.gaps = gaps[client]
-        return voice
+        return _voice_result(
+            measured.of(order, client), key_ups[client], sim, dating, gaps=gaps[client]
+        )
 
     return VoicePair(
         result("app", app_sim),
@@ -654,7 +654,12 @@ def _answers_sent(events: list[dict[str, object]]) -> list[float]:
 
 
 def _voice_result(
-    measured: AnswerRounds, key_ups: list[float], sim: SimProcess, dating: str
+    measured: AnswerRounds,
+    key_ups: list[float],
+    sim: SimProcess,
+    dating: str,
+    *,
+    gaps: list[int],
 ) -> VoiceResult:
     """A client's voice-to-voice rounds, and where each round's time went.
 
@@ -666,6 +671,7 @@ def _voice_result(
         key_ups: when its key went up, round by round.
         sim: its simulator (only its rounds reach it).
         dating: how well the recording's dates held.
+        gaps: the gaps in each of its answers (:attr:`VoiceResult.gaps`).
     """
     activity_ends = sim.times("activity_end")
     sent = _answers_sent(sim.events)
@@ -691,6 +697,7 @@ def _voice_result(
         less_service_ms=less_service,
         answer_to_sound_ms=_pairs_after(sent, measured.answer_sounds),
         dating=dating,
+        gaps=gaps,
     )
 
 

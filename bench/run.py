@@ -114,20 +114,17 @@ def _ratio(reference: list[float], ours: list[float]) -> list[float]:
 
 def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
     """Voice-to-voice, the app and the starter-style client, for each pacing of the answer."""
-    results: dict[str, tuple[live_audio.VoiceResult, live_audio.VoiceResult]] = {}
-    resting: live_audio.VoiceResult | None = None
+    runs: dict[str, live_audio.VoicePair] = {}
     with StereoRig() as rig:
         for pacing in PACINGS:
             run = live_audio.voice_to_voice_pair(rig, work, sizes.voice_rounds, pacing=pacing)
-            app, ref = run.app, run.reference
-            results[pacing] = (app, ref)
-            resting = run.resting or resting
-            report.samples[f"voice_app_{pacing}"] = app.latencies_ms
-            report.samples[f"voice_reference_{pacing}"] = ref.latencies_ms
+            runs[pacing] = run
+            report.samples[f"voice_app_{pacing}"] = run.app.latencies_ms
+            report.samples[f"voice_reference_{pacing}"] = run.reference.latencies_ms
     group = "latency"
     rows: list[Row] = []
     for pacing, words in PACINGS.items():
-        app, ref = results[pacing]
+        app, ref = runs[pacing].app, runs[pacing].reference
         app_left_out, ref_left_out = app.left_out_line(), ref.left_out_line()
         rows += [
             Row(
@@ -155,7 +152,7 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
             ),
         ]
     for pacing, words in PACINGS.items():
-        app, ref = results[pacing]
+        app, ref = runs[pacing].app, runs[pacing].reference
         rows += [
             Row(
                 group,
@@ -190,7 +187,10 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
             ),
         ]
     releases = [
-        ms for pair in results.values() for result in pair for ms in result.release_after_speech_ms
+        ms
+        for run in runs.values()
+        for result in (run.app, run.reference)
+        for ms in result.release_after_speech_ms
     ]
     rows.append(
         Row(
@@ -200,12 +200,12 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
             releases,
             note=f"{live_audio.RELEASE_AFTER_SPEECH_S * 1000:.0f} ms by the dated recording "
             "(bench/dated_recording.py); its dates per run (both clients in one): "
-            + "; ".join(app.dating for app, _ref in results.values()),
+            + "; ".join(run.app.dating for run in runs.values()),
         )
     )
-    rows += _paced_floor_rows(results, resting)
-    rows += _paced_gap_rows(results, resting)
-    app, ref = results["burst"]
+    rows += _paced_floor_rows(runs["realtime"])
+    rows += _paced_gap_rows(runs["realtime"])
+    app, ref = runs["burst"].app, runs["burst"].reference
     rows += [
         Row(
             "app share",
@@ -225,10 +225,7 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
     return rows
 
 
-def _paced_floor_rows(
-    results: dict[str, tuple[live_audio.VoiceResult, live_audio.VoiceResult]],
-    resting: live_audio.VoiceResult | None,
-) -> list[Row]:
+def _paced_floor_rows(paced: live_audio.VoicePair) -> list[Row]:
     """The floor of the paced voice-to-voice row: the cushion a paced answer starts behind.
 
     An answer paced at real time plays from a running stream, behind its device buffer of
@@ -242,10 +239,10 @@ def _paced_floor_rows(
     less it is what the starter-style client, which has no cushion (a gap at nearly every
     chunk: the gap rows), is compared with.
     """
-    app, ref = results["realtime"]
-    if resting is None or not resting.answer_to_sound_ms or not app.answer_to_sound_ms:
-        return []
-    if not app.latencies_ms:
+    app, ref, resting = paced.app, paced.reference, paced.resting
+    if resting is None or not (
+        resting.answer_to_sound_ms and app.answer_to_sound_ms and app.latencies_ms
+    ):
         return []
     cushion = _median(app.answer_to_sound_ms) - _median(resting.answer_to_sound_ms)
     less = [float(_median(app.latencies_ms) - cushion)]
@@ -280,16 +277,12 @@ def _paced_floor_rows(
     ]
 
 
-def _paced_gap_rows(
-    results: dict[str, tuple[live_audio.VoiceResult, live_audio.VoiceResult]],
-    resting: live_audio.VoiceResult | None,
-) -> list[Row]:
+def _paced_gap_rows(paced: live_audio.VoicePair) -> list[Row]:
     """Gaps in the paced answers: what the cushion is for, each client's rounds of one run."""
-    app, ref = results["realtime"]
     words = PACINGS["realtime"]
-    clients = [("app", app), ("starter-style client", ref)]
-    if resting is not None:
-        clients.insert(1, ("app, speaker resting (bench only)", resting))
+    clients = [("app", paced.app), ("starter-style client", paced.reference)]
+    if paced.resting is not None:
+        clients.insert(1, ("app, speaker resting (bench only)", paced.resting))
     rows = []
     for name, result in clients:
         if not result.gaps:
