@@ -13,10 +13,16 @@ device), so the start depth is added to every sample's latency. It starts small
 (``start_threshold_ms``); an underrun in the middle of speech (the queue ran dry and more
 came within ``drain_grace_ms``) raises it by ``underrun_step_ms`` up to ``max_threshold_ms``
 and re-buffers that much before playing on, so a jittery connection costs one gap, not a
-stutter. An answer that plays to its end without an underrun lowers it again by one step,
-never below ``start_threshold_ms``; so does ``lower_after_ms`` (8 s) of speech without an
-underrun in the middle of an answer, for a stream that never ends (the benchmark's echo of
-every microphone chunk), and the drain below takes the queue down to the lower depth.
+stutter. It comes down a step, never below ``start_threshold_ms``, after ``lower_after_ms``
+(8 s) of speech heard without an underrun, counted across answers and in the middle of one
+(a stream that never ends, the benchmark's echo of every microphone chunk), and only if
+every chunk in that time came at least a step before the device needed it (its *slack*,
+from the play clock the release started: the lower depth would have had no gap either).
+Otherwise the count starts again at the same depth. Stepping back after every answer that
+happened to be clean, as this did until 2026-12-07, made a link that is late now and then
+pay a gap in every other answer: the depth went up after the gap and down after the next
+answer, whose luck the one after did not share. The drain below takes the queue down to
+the lower depth.
 
 Standing queue: after an underrun the late chunks come in a burst on top of the deeper
 cushion, and with arrivals at real time from then on the queue would stand that much above
@@ -105,6 +111,9 @@ RESAMPLER_HOLD_MS: Final = 20
 """The most the resampler to the device's rate holds back: soxr's 24 -> 48 kHz stream gives
 its output 940 samples (19.6 ms) at a time."""
 
+_NO_SLACK_SEEN: Final = float("inf")
+"""The least slack of the chunks while none has come with the queue playing."""
+
 # The standing-queue drain (see the module docstring).
 _STEADY_WINDOW_S: Final = 0.25
 """How long the queue must have stood above the depth, arrivals steady, before it drains."""
@@ -159,16 +168,17 @@ class JitterBuffer:
             ``True`` when :meth:`flush` cut it short and ``False`` when it played to its end.
         start_threshold_ms: how much speech to queue before releasing it (the smallest
             depth); also the longest a short answer waits for more.
-        underrun_step_ms: how much the depth grows after an underrun (and shrinks after a
-            clean answer).
+        underrun_step_ms: how much the depth grows after an underrun (and shrinks once
+            trusted again, see ``lower_after_ms``).
         max_threshold_ms: the deepest it grows; ``None``: :data:`DEFAULT_MAX_DEPTH_MS`, or
             ``start_threshold_ms`` when that is more.
         drain_grace_ms: when the queue runs dry without :meth:`end_of_turn`, how long to
             wait for more audio before declaring the speech finished.
         drain_tolerance_ms: how far above the depth a standing queue may stand before
             :meth:`push` drains it back (module docstring); ``None``: never.
-        lower_after_ms: how long speech plays without an underrun before the depth lowers
-            one step in the middle of it; ``None``: only at the end of a clean answer.
+        lower_after_ms: how long speech plays without an underrun, across answers, before
+            the depth may come down a step (if every chunk in that time had a step of
+            slack); ``None``: it never comes down.
         scheduler: the clock and timers (the running loop's by default).
 
     Attributes:
@@ -244,11 +254,16 @@ class JitterBuffer:
         self._playing = False
         self._sounding = False
         self._turn_ended = False
-        self._underrun_in_answer = False
         self._start_handle: Cancellable | None = None
         self._drain_handle: Cancellable | None = None
         self._first_chunk_at = 0.0
         self._steady_since = 0.0  # since when no underrun (nor lowering) in this speech
+        # Whether the depth may come down (see _lower_if_trusted), loop only.
+        self._clean_s = 0.0  # speech heard before this stretch since the last gap or step
+        self._least_slack_s = _NO_SLACK_SEEN  # the least slack a chunk came with since then
+        self._dry_at = 0.0  # when the queue last ran dry
+        self._released_at = 0.0  # when the queue was last let go...
+        self._due_samples = 0  # ...and the speech queued since, due at the device's rate
         # The standing-queue drain's state (loop only).
         self._arrivals: collections.deque[_Arrival] = collections.deque()
         self._draining = False
@@ -355,18 +370,12 @@ class JitterBuffer:
             # What stands from an answer's start is how it came (its first chunk, the
             # speaker starting): its own cushion, left alone until a gap or a lowered depth.
             self._drain_allowed = False
-        elif (
-            self._lower_after_s is not None
-            and self._released
-            and self._threshold_s > self._min_threshold_s
-            and now - self._steady_since >= self._lower_after_s
-        ):
-            # Long enough without a gap: trust the connection a step more, as a clean
-            # answer does at its end; the drain takes the queue down to the new depth.
-            self._threshold_s = max(self._min_threshold_s, self._threshold_s - self._step_s)
-            self._steady_since = now
-            self._drain_allowed = True  # down to the new depth
-            _log.debug("jitter buffer depth lowered to %.0f ms", self._threshold_s * 1000)
+        elif self._released:
+            # How early this chunk came for the device (the play clock of the release).
+            due_at = self._released_at + self._due_samples / self._rate
+            self._least_slack_s = min(self._least_slack_s, due_at - now)
+            if self._lower_if_trusted(self._clean_s + now - self._steady_since, now):
+                self._drain_allowed = True  # the drain takes the queue down to the new depth
         held = self._held_samples()
         wire = np.frombuffer(pcm, dtype=np.int16)
         samples = self._resampler.process(wire)
@@ -400,6 +409,9 @@ class JitterBuffer:
     def flush(self) -> None:
         """Drop everything queued; :attr:`on_drained` (interrupted) if speech was playing."""
         self._generation += 1
+        if self._released:
+            # Cut short, not late: the speech heard until now counts towards a step down.
+            self._clean_s += max(0.0, self._scheduler.time() - self._steady_since)
         self._reset_queue()
         was_playing = self._playing
         self._playing = False
@@ -434,6 +446,7 @@ class JitterBuffer:
             if tail.size:
                 self._enqueue(tail.tobytes())
                 return
+            self._dry_at = stamp
             self._schedule_drain()
 
     # -- the device callback's side -----------------------------------------------------
@@ -481,9 +494,10 @@ class JitterBuffer:
     def _underrun(self) -> None:
         """A gap in the middle of speech: buffer deeper from here on, and re-buffer now."""
         self.underruns += 1
-        self._underrun_in_answer = True
         self._drain_allowed = True  # the late chunks will stand on top of the new depth
         self._steady_since = self._scheduler.time()
+        self._clean_s = 0.0
+        self._least_slack_s = _NO_SLACK_SEEN
         self._draining = False
         self._threshold_s = min(self._max_threshold_s, self._threshold_s + self._step_s)
         # Silence is playing anyway: let the queue fill to the new depth before going on,
@@ -594,6 +608,8 @@ class JitterBuffer:
         if not data:
             return
         self._queued_bytes += len(data)
+        if self._released:
+            self._due_samples += len(data) // SAMPLE_WIDTH
         self._chunks.append((self._generation, memoryview(data)))
 
     def _release(self) -> None:
@@ -602,13 +618,38 @@ class JitterBuffer:
             self._start_handle = None
         if self._playing:
             self._released = True
+            # The device plays on from here at its rate: what is queued now is due first.
+            self._released_at = self._scheduler.time()
+            self._due_samples = self._queued_bytes // SAMPLE_WIDTH
+
+    def _lower_if_trusted(self, clean_s: float, now: float) -> bool:
+        """After ``lower_after_ms`` of speech without a gap, step the depth down if it may.
+
+        It may when every chunk in that time came at least a step before the device needed
+        it (its slack, measured in :meth:`push`): the lower depth would have played them
+        all without a gap too. A connection whose chunks come late by more than the step
+        now and then keeps the depth that covers them, instead of losing it after every
+        clean answer and paying a gap in the next. Either way the count starts again.
+
+        Returns:
+            Whether the depth was lowered.
+        """
+        if self._lower_after_s is None or clean_s < self._lower_after_s:
+            return False
+        lowered = self._threshold_s > self._min_threshold_s and self._least_slack_s >= self._step_s
+        if lowered:
+            self._threshold_s = max(self._min_threshold_s, self._threshold_s - self._step_s)
+            _log.debug("jitter buffer depth lowered to %.0f ms", self._threshold_s * 1000)
+        self._clean_s = 0.0
+        self._least_slack_s = _NO_SLACK_SEEN
+        self._steady_since = now
+        return lowered
 
     def _reset_queue(self) -> None:
         self._forget_drain()
         self._released = False
         self._chunks.clear()
         self._queued_bytes = 0
-        self._underrun_in_answer = False
         self._turn_ended = False
         self._resampler.reset()
         self._count_resampler_from_scratch()
@@ -624,10 +665,9 @@ class JitterBuffer:
 
     def _drained(self) -> None:
         self._drain_handle = None
-        if not self._underrun_in_answer:
-            # A whole answer without a gap: the connection keeps up; trust it a step more.
-            self._threshold_s = max(self._min_threshold_s, self._threshold_s - self._step_s)
-        self._underrun_in_answer = False
+        # The answer's speech since its start or its last gap counts towards a step down.
+        self._clean_s += max(0.0, self._dry_at - self._steady_since)
+        self._lower_if_trusted(self._clean_s, self._scheduler.time())
         self._released = False
         self._turn_ended = False
         self._playing = False

@@ -95,8 +95,10 @@ class AudioPlayback:
         echo_canceller: receives everything handed to the device as far-end reference.
         start_threshold_ms: how much speech to buffer before starting to play (the
             jitter buffer's smallest depth); also the longest a short answer waits for more.
-        underrun_step_ms: how much the depth grows after an underrun (and shrinks after a
-            clean answer).
+        underrun_step_ms: how much the depth grows after an underrun (and shrinks once
+            trusted again).
+        lower_after_ms: how long speech plays without an underrun, across answers, before
+            the depth may come down a step (see :class:`~.jitter.JitterBuffer`).
         max_threshold_ms: the deepest the jitter buffer grows; ``None``: 120 ms, or
             ``start_threshold_ms`` when that is more.
         drain_grace_ms: when the queue runs dry without :meth:`end_of_turn`, how long to
@@ -144,6 +146,7 @@ class AudioPlayback:
         echo_canceller: EchoCanceller | None = None,
         start_threshold_ms: int = 10,
         underrun_step_ms: int = 10,
+        lower_after_ms: int | None = 8000,
         max_threshold_ms: int | None = None,
         drain_grace_ms: int = 150,
         block_ms: int = 5,
@@ -163,6 +166,7 @@ class AudioPlayback:
             on_drained=self._speech_drained,
             start_threshold_ms=start_threshold_ms,
             underrun_step_ms=underrun_step_ms,
+            lower_after_ms=lower_after_ms,
             max_threshold_ms=max_threshold_ms,
             drain_grace_ms=drain_grace_ms,
             scheduler=self._scheduler,

@@ -174,7 +174,7 @@ def test_end_of_turn_releases_a_short_answer_at_once(
     assert scheduler.pending == []  # the start timer is gone with the release
 
 
-def test_an_underrun_deepens_the_buffer_and_a_clean_answer_lowers_it(
+def test_an_underrun_deepens_the_buffer_and_speech_heard_without_one_lowers_it(
     scheduler: ManualScheduler, listener: Listener
 ) -> None:
     buffer = make(
@@ -184,6 +184,7 @@ def test_an_underrun_deepens_the_buffer_and_a_clean_answer_lowers_it(
         underrun_step_ms=20,
         max_threshold_ms=40,
         drain_grace_ms=60_000,
+        lower_after_ms=50,
     )
     device = Device(buffer, scheduler)
     assert buffer.depth_ms == pytest.approx(20)
@@ -201,16 +202,68 @@ def test_an_underrun_deepens_the_buffer_and_a_clean_answer_lowers_it(
     assert buffer.underruns == 2
     assert buffer.depth_ms == pytest.approx(40)
     buffer.end_of_turn()
-    device.run(40)
+    device.run(80)
     assert listener.drained == [False]
-    assert buffer.depth_ms == pytest.approx(40)  # the answer had gaps: no shrinking
+    assert buffer.depth_ms == pytest.approx(40)  # the 30 ms after the gap: not yet
 
     buffer.push(speech(40))
     buffer.end_of_turn()
     device.run(50)
     assert listener.drained == [False, False]
     assert buffer.underruns == 2
-    assert buffer.depth_ms == pytest.approx(20)  # a clean answer: one step back
+    assert buffer.depth_ms == pytest.approx(20)  # 50 ms and more without a gap: a step back
+
+
+def paced_answer(buffer: JitterBuffer, device: Device, *, late_ms: int) -> int:
+    """A paced answer with its second chunk ``late_ms`` late; the gaps it had.
+
+    Three 100 ms chunks, each when the one before has played (and that one late).
+    """
+    before = buffer.underruns
+    buffer.push(speech(100))
+    device.run(100 + late_ms)
+    buffer.push(speech(100))
+    device.run(100)
+    buffer.push(speech(100))
+    buffer.end_of_turn()
+    device.run(400)
+    return buffer.underruns - before
+
+
+def paced_buffer(scheduler: ManualScheduler, listener: Listener) -> tuple[JitterBuffer, Device]:
+    buffer = make(scheduler, listener, start_threshold_ms=10, lower_after_ms=1000)
+    buffer.paced = True
+    return buffer, Device(buffer, scheduler)
+
+
+def test_a_link_late_now_and_then_keeps_the_depth_that_covers_it(
+    scheduler: ManualScheduler, listener: Listener
+) -> None:
+    # A chunk 15 ms late in every answer: the first pays a gap and the depth goes to 20.
+    # Stepping back after each clean answer, the depth went down to 10 again, and the
+    # next answer paid another gap: one in every other answer. The chunks that came with
+    # only 5 ms to spare say the lower depth would not do.
+    buffer, device = paced_buffer(scheduler, listener)
+    assert paced_answer(buffer, device, late_ms=15) == 1
+    assert buffer.depth_ms == pytest.approx(20)
+    gaps = [paced_answer(buffer, device, late_ms=15) for _ in range(12)]  # 3.6 s of speech
+    assert gaps == [0] * 12
+    assert buffer.depth_ms == pytest.approx(20)
+
+
+def test_the_depth_comes_down_after_a_second_of_speech_with_a_step_to_spare(
+    scheduler: ManualScheduler, listener: Listener
+) -> None:
+    # One late chunk, then a link on time: trusted again after lower_after_ms of speech
+    # heard across answers, not after the first answer that happened to be clean.
+    buffer, device = paced_buffer(scheduler, listener)
+    assert paced_answer(buffer, device, late_ms=15) == 1
+    assert buffer.depth_ms == pytest.approx(20)
+    assert paced_answer(buffer, device, late_ms=0) == 0
+    assert buffer.depth_ms == pytest.approx(20)  # about half a second heard since the gap
+    gaps = [paced_answer(buffer, device, late_ms=0) for _ in range(3)]
+    assert gaps == [0, 0, 0]
+    assert buffer.depth_ms == pytest.approx(10)
 
 
 def test_speech_after_end_of_turn_is_the_next_turn_not_an_underrun(
