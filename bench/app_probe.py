@@ -32,8 +32,9 @@
   press the speaker treats the answers as bursts (``AnswerPace.bursts``), whatever it has
   learnt: it stays resting at the release and starts with the answer's first frame. The
   voice bench's paced rounds measure the cushion a paced answer starts behind this way
-  (bench/live_audio.py ``SPEAKER_RESTING``). The jitter buffer's depth is put back after
-  those presses as it was before them: their gaps must not deepen it for the app's own.
+  (bench/live_audio.py ``SPEAKER_RESTING``). The jitter buffer's depth, and its count
+  towards a step down, are put back after those presses as they were before them: their
+  gaps must not deepen it for the app's own rounds, nor hold it deep.
 
 Everything else is ``sammy_desktop.app.main``: the same window, audio engine, agent, tools.
 """
@@ -184,7 +185,9 @@ def install_resting_start(presses: str) -> None:
 
     count = [0]
     resting = [False]
-    depth_before: list[float] = []
+    # The jitter buffer's depth and what it has learnt towards a step down.
+    adaptation = ("_threshold_s", "_clean_s", "_least_slack_s")
+    before: dict[str, float] = {}
     begin_talk = AudioEngine.begin_talk
     learnt = AnswerPace.bursts
 
@@ -193,12 +196,14 @@ def install_resting_start(presses: str) -> None:
         count[0] += 1
         was_resting = resting[0]
         resting[0] = presses[index : index + 1] == "1"
-        # The resting rounds' gaps must not deepen the jitter buffer for the app's own.
+        # The resting rounds' gaps must not deepen the jitter buffer for the app's own, nor
+        # set back its count towards a step down.
         jitter = self.playback._jitter
         if resting[0] and not was_resting:
-            depth_before[:] = [jitter._threshold_s]
-        elif was_resting and not resting[0] and depth_before:
-            jitter._threshold_s = depth_before[0]
+            before.update({name: getattr(jitter, name) for name in adaptation})
+        elif was_resting and not resting[0] and before:
+            for name, value in before.items():
+                setattr(jitter, name, value)
         return begin_talk(self, start_turn)
 
     def bursts(self: AnswerPace) -> bool:

@@ -189,7 +189,8 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
     releases = [
         ms
         for run in runs.values()
-        for result in (run.app, run.reference)
+        for result in (run.app, run.reference, run.resting)
+        if result is not None
         for ms in result.release_after_speech_ms
     ]
     rows.append(
