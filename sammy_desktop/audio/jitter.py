@@ -370,13 +370,15 @@ class JitterBuffer:
             # What stands from an answer's start is how it came (its first chunk, the
             # speaker starting): its own cushion, left alone until a gap or a lowered depth.
             self._drain_allowed = False
-        elif self._released:
-            # How early this chunk came for the device (the play clock of the release).
-            due_at = self._released_at + self._due_samples / self._rate
+        held = self._held_samples()
+        if self._released:
+            # How early this chunk came for the device, on the play clock of the release:
+            # after what was queued since, and what the resampler still holds of the
+            # chunks before (up to 20 ms, not queued yet but due first).
+            due_at = self._released_at + (self._due_samples + held) / self._rate
             self._least_slack_s = min(self._least_slack_s, due_at - now)
             if self._lower_if_trusted(self._clean_s + now - self._steady_since, now):
                 self._drain_allowed = True  # the drain takes the queue down to the new depth
-        held = self._held_samples()
         wire = np.frombuffer(pcm, dtype=np.int16)
         samples = self._resampler.process(wire)
         self._resampled_in += len(wire)

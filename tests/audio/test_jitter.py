@@ -214,36 +214,44 @@ def test_an_underrun_deepens_the_buffer_and_speech_heard_without_one_lowers_it(
     assert buffer.depth_ms == pytest.approx(20)  # 50 ms and more without a gap: a step back
 
 
-def paced_answer(buffer: JitterBuffer, device: Device, *, late_ms: int) -> int:
+def paced_answer(buffer: JitterBuffer, device: Device, *, late_ms: int, chunks: int = 3) -> int:
     """A paced answer with its second chunk ``late_ms`` late; the gaps it had.
 
-    Three 100 ms chunks, each when the one before has played (and that one late).
+    ``chunks`` of 100 ms, each when the one before has played (and that one late).
     """
     before = buffer.underruns
-    buffer.push(speech(100))
-    device.run(100 + late_ms)
-    buffer.push(speech(100))
-    device.run(100)
-    buffer.push(speech(100))
+    for index in range(chunks):
+        buffer.push(speech(100))
+        if index < chunks - 1:
+            device.run(100 + (late_ms if index == 0 else 0))
     buffer.end_of_turn()
     device.run(400)
     return buffer.underruns - before
 
 
-def paced_buffer(scheduler: ManualScheduler, listener: Listener) -> tuple[JitterBuffer, Device]:
+def paced_buffer(
+    scheduler: ManualScheduler, listener: Listener, rate: int
+) -> tuple[JitterBuffer, Device]:
     buffer = make(scheduler, listener, start_threshold_ms=10, lower_after_ms=1000)
+    buffer.set_rate(rate)
     buffer.paced = True
     return buffer, Device(buffer, scheduler)
 
 
+# The device's rate: the wire's, or 48 kHz, where the resampler holds back up to 20 ms of
+# each chunk (which is due before the next chunk, though not yet queued).
+RATES = pytest.mark.parametrize("rate", [OUTPUT_RATE, 48_000], ids=["native", "resampled"])
+
+
+@RATES
 def test_a_link_late_now_and_then_keeps_the_depth_that_covers_it(
-    scheduler: ManualScheduler, listener: Listener
+    scheduler: ManualScheduler, listener: Listener, rate: int
 ) -> None:
     # A chunk 15 ms late in every answer: the first pays a gap and the depth goes to 20.
     # Stepping back after each clean answer, the depth went down to 10 again, and the
     # next answer paid another gap: one in every other answer. The chunks that came with
     # only 5 ms to spare say the lower depth would not do.
-    buffer, device = paced_buffer(scheduler, listener)
+    buffer, device = paced_buffer(scheduler, listener, rate)
     assert paced_answer(buffer, device, late_ms=15) == 1
     assert buffer.depth_ms == pytest.approx(20)
     gaps = [paced_answer(buffer, device, late_ms=15) for _ in range(12)]  # 3.6 s of speech
@@ -251,17 +259,19 @@ def test_a_link_late_now_and_then_keeps_the_depth_that_covers_it(
     assert buffer.depth_ms == pytest.approx(20)
 
 
+@RATES
 def test_the_depth_comes_down_after_a_second_of_speech_with_a_step_to_spare(
-    scheduler: ManualScheduler, listener: Listener
+    scheduler: ManualScheduler, listener: Listener, rate: int
 ) -> None:
-    # One late chunk, then a link on time: trusted again after lower_after_ms of speech
-    # heard across answers, not after the first answer that happened to be clean.
-    buffer, device = paced_buffer(scheduler, listener)
+    # One chunk 15 ms late, then a link late by 8 ms at most, within the step: trusted
+    # again after lower_after_ms of speech heard across answers, not after the first
+    # answer that happened to be clean.
+    buffer, device = paced_buffer(scheduler, listener, rate)
     assert paced_answer(buffer, device, late_ms=15) == 1
     assert buffer.depth_ms == pytest.approx(20)
-    assert paced_answer(buffer, device, late_ms=0) == 0
-    assert buffer.depth_ms == pytest.approx(20)  # about half a second heard since the gap
-    gaps = [paced_answer(buffer, device, late_ms=0) for _ in range(3)]
+    assert paced_answer(buffer, device, late_ms=8, chunks=6) == 0
+    assert buffer.depth_ms == pytest.approx(20)  # under a second heard since the gap
+    gaps = [paced_answer(buffer, device, late_ms=8, chunks=6) for _ in range(3)]
     assert gaps == [0, 0, 0]
     assert buffer.depth_ms == pytest.approx(10)
 
