@@ -416,22 +416,11 @@ def test_paced_speech_waits_its_depth_in_time_however_large_the_first_chunk(
     # once, the queue is empty just before every next chunk: one a little late is a gap,
     # and the deeper depth an underrun brings changes nothing. Held for the depth instead,
     # that much stays queued between chunks.
-    def answer(buffer: JitterBuffer, device: Device, late_ms: int) -> int:
-        before = buffer.underruns
-        buffer.push(speech(100))
-        device.run(100 + late_ms)
-        buffer.push(speech(100))
-        device.run(100)
-        buffer.push(speech(100))
-        buffer.end_of_turn()
-        device.run(400)
-        return buffer.underruns - before
-
     at_once = make(scheduler, listener, start_threshold_ms=10)
     device = Device(at_once, scheduler)
-    assert answer(at_once, device, late_ms=5) >= 1
+    assert paced_answer(at_once, device, late_ms=5) >= 1
     assert at_once.depth_ms > 10
-    assert answer(at_once, device, late_ms=5) >= 1  # deeper, and gaps all the same
+    assert paced_answer(at_once, device, late_ms=5) >= 1  # deeper, and gaps all the same
 
     held = make(scheduler, listener, start_threshold_ms=10)
     held.paced = True
@@ -441,5 +430,5 @@ def test_paced_speech_waits_its_depth_in_time_however_large_the_first_chunk(
     assert device.run(5) == 0
     assert device.block() > 0
     device.run(400)
-    assert answer(held, device, late_ms=5) == 0
+    assert paced_answer(held, device, late_ms=5) == 0
     assert held.underruns == 0
