@@ -244,36 +244,27 @@ RATES = pytest.mark.parametrize("rate", [OUTPUT_RATE, 48_000], ids=["native", "r
 
 
 @RATES
-def test_a_link_late_now_and_then_keeps_the_depth_that_covers_it(
-    scheduler: ManualScheduler, listener: Listener, rate: int
+@pytest.mark.parametrize(
+    ("late_ms", "depth_after"),
+    [(15, 20), (8, 10)],
+    ids=["late-beyond-the-step-keeps-the-depth", "late-within-the-step-comes-down"],
+)
+def test_after_a_gap_the_depth_comes_down_only_with_a_step_to_spare(
+    scheduler: ManualScheduler, listener: Listener, rate: int, late_ms: int, depth_after: int
 ) -> None:
-    # A chunk 15 ms late in every answer: the first pays a gap and the depth goes to 20.
-    # Stepping back after each clean answer, the depth went down to 10 again, and the
-    # next answer paid another gap: one in every other answer. The chunks that came with
-    # only 5 ms to spare say the lower depth would not do.
+    # One chunk 15 ms late: a gap, and the depth goes to 20. Then a chunk ``late_ms`` late
+    # in every answer. Stepping back after each answer without a gap, as the buffer did,
+    # a link 15 ms late paid a gap in every other answer (the depth back at 10 each time);
+    # now it keeps the depth that covers it, and one within the step is trusted again,
+    # after lower_after_ms (1 s) of speech across answers, not after the first clean one.
     buffer, device = paced_buffer(scheduler, listener, rate)
     assert paced_answer(buffer, device, late_ms=15) == 1
     assert buffer.depth_ms == pytest.approx(20)
-    gaps = [paced_answer(buffer, device, late_ms=15) for _ in range(12)]  # 3.6 s of speech
-    assert gaps == [0] * 12
-    assert buffer.depth_ms == pytest.approx(20)
-
-
-@RATES
-def test_the_depth_comes_down_after_a_second_of_speech_with_a_step_to_spare(
-    scheduler: ManualScheduler, listener: Listener, rate: int
-) -> None:
-    # One chunk 15 ms late, then a link late by 8 ms at most, within the step: trusted
-    # again after lower_after_ms of speech heard across answers, not after the first
-    # answer that happened to be clean.
-    buffer, device = paced_buffer(scheduler, listener, rate)
-    assert paced_answer(buffer, device, late_ms=15) == 1
-    assert buffer.depth_ms == pytest.approx(20)
-    assert paced_answer(buffer, device, late_ms=8, chunks=6) == 0
+    assert paced_answer(buffer, device, late_ms=late_ms, chunks=6) == 0
     assert buffer.depth_ms == pytest.approx(20)  # under a second heard since the gap
-    gaps = [paced_answer(buffer, device, late_ms=8, chunks=6) for _ in range(3)]
-    assert gaps == [0, 0, 0]
-    assert buffer.depth_ms == pytest.approx(10)
+    gaps = [paced_answer(buffer, device, late_ms=late_ms, chunks=6) for _ in range(5)]
+    assert gaps == [0] * 5
+    assert buffer.depth_ms == pytest.approx(depth_after)
 
 
 def test_speech_after_end_of_turn_is_the_next_turn_not_an_underrun(
