@@ -377,7 +377,7 @@ class JitterBuffer:
             # chunks before (up to 20 ms, not queued yet but due first).
             due_at = self._released_at + (self._due_samples + held) / self._rate
             self._least_slack_s = min(self._least_slack_s, due_at - now)
-            if self._lower_if_trusted(self._clean_s + now - self._steady_since, now):
+            if self._lower_if_trusted(self._clean_until(now), now):
                 self._drain_allowed = True  # the drain takes the queue down to the new depth
         wire = np.frombuffer(pcm, dtype=np.int16)
         samples = self._resampler.process(wire)
@@ -413,7 +413,7 @@ class JitterBuffer:
         self._generation += 1
         if self._released:
             # Cut short, not late: the speech heard until now counts towards a step down.
-            self._clean_s += max(0.0, self._scheduler.time() - self._steady_since)
+            self._clean_s = self._clean_until(self._scheduler.time())
         self._reset_queue()
         was_playing = self._playing
         self._playing = False
@@ -624,6 +624,10 @@ class JitterBuffer:
             self._released_at = self._scheduler.time()
             self._due_samples = self._queued_bytes // SAMPLE_WIDTH
 
+    def _clean_until(self, moment: float) -> float:
+        """Speech heard without a gap since the last gap or step, up to ``moment``."""
+        return self._clean_s + max(0.0, moment - self._steady_since)
+
     def _lower_if_trusted(self, clean_s: float, now: float) -> bool:
         """After ``lower_after_ms`` of speech without a gap, step the depth down if it may.
 
@@ -668,7 +672,7 @@ class JitterBuffer:
     def _drained(self) -> None:
         self._drain_handle = None
         # The answer's speech since its start or its last gap counts towards a step down.
-        self._clean_s += max(0.0, self._dry_at - self._steady_since)
+        self._clean_s = self._clean_until(self._dry_at)
         self._lower_if_trusted(self._clean_s, self._scheduler.time())
         self._released = False
         self._turn_ended = False
