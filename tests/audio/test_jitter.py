@@ -1,8 +1,8 @@
 """The jitter buffer's rules, with a hand-moved clock and a callback played by the test.
 
-No PortAudio and no real time: :class:`Device` does what the speaker's callback and the
-loop's bookkeeping do with the buffer (fill a block, report it played), and the clock moves
-only when the test says. The same rules against the real device are in test_playback.py and
+No PortAudio and no real time: the test's :class:`~tests.helpers.jitter_device.Device`
+plays the speaker's callback and the loop's bookkeeping, and the clock moves only when the
+test says. The same rules against the real device are in test_playback.py and
 test_playback_depth.py.
 """
 
@@ -14,54 +14,7 @@ import pytest
 from sammy_desktop.audio.jitter import DEFAULT_MAX_DEPTH_MS, RESAMPLER_HOLD_MS, JitterBuffer
 from sammy_desktop.wire_audio import OUTPUT_RATE, SAMPLE_WIDTH
 from tests.helpers.clock import ManualScheduler
-
-BLOCK_MS = 5
-
-
-def speech(ms: int, start: int = 1) -> bytes:
-    """``ms`` of PCM16 at the wire rate whose samples count up from ``start`` (never 0)."""
-    count = OUTPUT_RATE * ms // 1000
-    return (np.arange(count, dtype=np.int64) % 30000 + start).astype(np.int16).tobytes()
-
-
-class Device:
-    """The speaker as the jitter buffer sees it: a callback every block, reported on the loop."""
-
-    def __init__(self, buffer: JitterBuffer, scheduler: ManualScheduler) -> None:
-        self.buffer = buffer
-        self.scheduler = scheduler
-        self.played = bytearray()  # what was handed to the device, silence included
-        self.speech = bytearray()  # only the speech the buffer gave
-
-    def block(self) -> int:
-        """One callback and its report; the clock moves one period. Returns the speech bytes."""
-        needed = self.buffer.rate * BLOCK_MS // 1000 * SAMPLE_WIDTH
-        out = bytearray(needed)
-        generation = self.buffer.generation
-        written = self.buffer.fill(out, needed, generation)
-        self.played += out
-        self.speech += out[:written]
-        self.buffer.played(generation, written, self.scheduler.time())
-        self.scheduler.advance(BLOCK_MS / 1000)
-        return written
-
-    def run(self, ms: int) -> int:
-        """``ms`` of callbacks; the speech bytes they took."""
-        return sum(self.block() for _ in range(ms // BLOCK_MS))
-
-
-class Listener:
-    """What the buffer tells its owner."""
-
-    def __init__(self) -> None:
-        self.started = 0
-        self.drained: list[bool] = []
-
-    def on_started(self) -> None:
-        self.started += 1
-
-    def on_drained(self, interrupted: bool) -> None:
-        self.drained.append(interrupted)
+from tests.helpers.jitter_device import BLOCK_MS, Device, Listener, make, numbered_speech
 
 
 @pytest.fixture
@@ -74,28 +27,18 @@ def listener() -> Listener:
     return Listener()
 
 
-def make(scheduler: ManualScheduler, listener: Listener, **depths: int) -> JitterBuffer:
-    """A buffer that reports to ``listener``, on ``scheduler``'s clock, with ``depths``."""
-    return JitterBuffer(
-        on_started=listener.on_started,
-        on_drained=listener.on_drained,
-        scheduler=scheduler,
-        **depths,
-    )
-
-
 def test_speech_waits_until_the_start_depth_is_queued(
     scheduler: ManualScheduler, listener: Listener
 ) -> None:
     buffer = make(scheduler, listener, start_threshold_ms=20)
     device = Device(buffer, scheduler)
-    buffer.push(speech(10))
+    buffer.push(numbered_speech(10))
     assert buffer.is_playing
     assert buffer.buffered_ms == pytest.approx(10)
     assert device.block() == 0  # 10 ms queued, 20 wanted: silence meanwhile
     assert listener.started == 0
     scheduler.advance(0.002)
-    buffer.push(speech(10))  # the depth is there: released at once
+    buffer.push(numbered_speech(10))  # the depth is there: released at once
     assert device.block() > 0
     assert listener.started == 1
     # From the first chunk to the report of the block that started it.
@@ -107,7 +50,7 @@ def test_a_short_answer_plays_once_the_start_depth_has_passed(
 ) -> None:
     buffer = make(scheduler, listener, start_threshold_ms=50)
     device = Device(buffer, scheduler)
-    buffer.push(speech(10))
+    buffer.push(numbered_speech(10))
     assert scheduler.pending == [pytest.approx(0.05)]
     assert device.run(45) == 0
     assert listener.started == 0
@@ -120,7 +63,11 @@ def test_the_device_gets_the_speech_in_order_across_chunks_padded_with_silence(
 ) -> None:
     buffer = make(scheduler, listener, start_threshold_ms=0)
     device = Device(buffer, scheduler)
-    pieces = [speech(7, start=1), speech(3, start=5000), speech(13, start=9000)]
+    pieces = [
+        numbered_speech(7, start=1),
+        numbered_speech(3, start=5000),
+        numbered_speech(13, start=9000),
+    ]
     for piece in pieces:
         buffer.push(piece)
     device.run(40)
@@ -135,7 +82,7 @@ def test_speech_ends_after_the_grace_period_without_end_of_turn(
     buffer = make(scheduler, listener, drain_grace_ms=150)
     buffer.output_latency_s = 0.02
     device = Device(buffer, scheduler)
-    buffer.push(speech(20))
+    buffer.push(numbered_speech(20))
     device.run(20)  # the report of the fourth block found the queue empty, 5 ms ago
     assert buffer.buffered_ms == 0
     # The device's latency (the last block must be heard) plus the grace for late chunks.
@@ -154,7 +101,7 @@ def test_end_of_turn_drains_after_the_device_latency_alone(
     buffer = make(scheduler, listener, drain_grace_ms=60_000)
     buffer.output_latency_s = 0.02
     device = Device(buffer, scheduler)
-    buffer.push(speech(20))
+    buffer.push(numbered_speech(20))
     device.run(20)
     assert scheduler.pending == [pytest.approx(60.02 - 0.005)]  # waiting out the grace
     buffer.end_of_turn()  # ...until the turn is known to be over
@@ -168,7 +115,7 @@ def test_end_of_turn_releases_a_short_answer_at_once(
 ) -> None:
     buffer = make(scheduler, listener, start_threshold_ms=200)
     device = Device(buffer, scheduler)
-    buffer.push(speech(10))
+    buffer.push(numbered_speech(10))
     buffer.end_of_turn()
     assert device.block() > 0
     assert scheduler.pending == []  # the start timer is gone with the release
@@ -188,17 +135,17 @@ def test_an_underrun_deepens_the_buffer_and_speech_heard_without_one_lowers_it(
     )
     device = Device(buffer, scheduler)
     assert buffer.depth_ms == pytest.approx(20)
-    buffer.push(speech(30))
+    buffer.push(numbered_speech(30))
     device.run(35)  # played, and ran dry
-    buffer.push(speech(30))  # late: a gap in the middle of speech
+    buffer.push(numbered_speech(30))  # late: a gap in the middle of speech
     assert buffer.underruns == 1
     assert buffer.depth_ms == pytest.approx(40)
     # Re-buffered to the new depth before playing on: 30 ms is not enough.
     assert device.block() == 0
-    buffer.push(speech(10))
+    buffer.push(numbered_speech(10))
     assert device.block() > 0
     device.run(45)
-    buffer.push(speech(30))  # another: the depth stays at its ceiling
+    buffer.push(numbered_speech(30))  # another: the depth stays at its ceiling
     assert buffer.underruns == 2
     assert buffer.depth_ms == pytest.approx(40)
     buffer.end_of_turn()
@@ -206,7 +153,7 @@ def test_an_underrun_deepens_the_buffer_and_speech_heard_without_one_lowers_it(
     assert listener.drained == [False]
     assert buffer.depth_ms == pytest.approx(40)  # the 30 ms after the gap: not yet
 
-    buffer.push(speech(40))
+    buffer.push(numbered_speech(40))
     buffer.end_of_turn()
     device.run(50)
     assert listener.drained == [False, False]
@@ -221,7 +168,7 @@ def paced_answer(buffer: JitterBuffer, device: Device, *, late_ms: int, chunks: 
     """
     before = buffer.underruns
     for index in range(chunks):
-        buffer.push(speech(100))
+        buffer.push(numbered_speech(100))
         if index < chunks - 1:
             device.run(100 + (late_ms if index == 0 else 0))
     buffer.end_of_turn()
@@ -273,10 +220,10 @@ def test_speech_after_end_of_turn_is_the_next_turn_not_an_underrun(
     buffer = make(scheduler, listener, drain_grace_ms=150)
     buffer.output_latency_s = 0.05
     device = Device(buffer, scheduler)
-    buffer.push(speech(20))
+    buffer.push(numbered_speech(20))
     buffer.end_of_turn()
     device.run(30)  # played; the drain waits for the device latency
-    buffer.push(speech(20))  # the next turn's first chunk before the drain came
+    buffer.push(numbered_speech(20))  # the next turn's first chunk before the drain came
     assert buffer.underruns == 0
     assert buffer.is_playing
     device.run(30)
@@ -291,7 +238,7 @@ def test_the_depth_never_shrinks_below_the_start_depth(
     buffer = make(scheduler, listener, start_threshold_ms=10)
     device = Device(buffer, scheduler)
     for _ in range(3):
-        buffer.push(speech(20))
+        buffer.push(numbered_speech(20))
         buffer.end_of_turn()
         device.run(30)
     assert listener.drained == [False, False, False]
@@ -303,7 +250,7 @@ def test_flush_drops_the_queue_and_the_block_in_progress(
 ) -> None:
     buffer = make(scheduler, listener, start_threshold_ms=0)
     device = Device(buffer, scheduler)
-    buffer.push(speech(100))
+    buffer.push(numbered_speech(100))
     # A callback that read the generation before the flush is reported after it.
     needed = OUTPUT_RATE * BLOCK_MS // 1000 * SAMPLE_WIDTH
     stale_generation = buffer.generation
@@ -324,11 +271,11 @@ def test_speech_after_a_flush_plays_without_the_old_chunk(
 ) -> None:
     buffer = make(scheduler, listener, start_threshold_ms=0)
     device = Device(buffer, scheduler)
-    old = speech(20, start=1)
+    old = numbered_speech(20, start=1)
     buffer.push(old)
     device.block()  # in the middle of the old chunk
     buffer.flush()
-    new = speech(10, start=20000)
+    new = numbered_speech(10, start=20000)
     buffer.push(new)
     device.run(20)
     assert bytes(device.speech) == old[: len(device.speech) - len(new)] + new
@@ -358,7 +305,7 @@ def test_a_rate_change_drops_the_speech_queued_at_the_old_rate(
     scheduler: ManualScheduler, listener: Listener
 ) -> None:
     buffer = make(scheduler, listener, start_threshold_ms=50)
-    buffer.push(speech(20))
+    buffer.push(numbered_speech(20))
     assert buffer.set_rate(48_000)
     assert buffer.buffered_ms == 0
     assert scheduler.pending == []
@@ -373,12 +320,12 @@ def test_depth_limits_are_checked(scheduler: ManualScheduler, listener: Listener
     assert DEFAULT_MAX_DEPTH_MS == 120
     deep = make(scheduler, listener, start_threshold_ms=200, drain_grace_ms=60_000)
     device = Device(deep, scheduler)
-    deep.push(speech(10))
+    deep.push(numbered_speech(10))
     deep.end_of_turn()  # released at once, then it runs dry
     device.run(20)
-    deep.push(speech(10))  # the turn is over: the next one, no underrun
+    deep.push(numbered_speech(10))  # the turn is over: the next one, no underrun
     device.run(250)
-    deep.push(speech(10))  # this one is late within the grace: an underrun
+    deep.push(numbered_speech(10))  # this one is late within the grace: an underrun
     assert deep.underruns == 1
     assert deep.depth_ms == 200
 
@@ -395,7 +342,7 @@ def test_what_a_push_will_queue_is_known_before_it_never_more(
     held_ms = RESAMPLER_HOLD_MS if rate != OUTPUT_RATE else 0
     for chunk_ms in (10, 20, 40, 100, 500):
         before = buffer.buffered_after_ms(chunk_ms)
-        buffer.push(speech(chunk_ms))
+        buffer.push(numbered_speech(chunk_ms))
         assert before <= buffer.buffered_ms + 1e-6, chunk_ms
         assert before >= buffer.buffered_ms - held_ms - 1e-6, chunk_ms
 
@@ -416,7 +363,7 @@ def test_paced_speech_waits_its_depth_in_time_however_large_the_first_chunk(
     held = make(scheduler, listener, start_threshold_ms=10)
     held.paced = True
     device = Device(held, scheduler)
-    held.push(speech(100))
+    held.push(numbered_speech(100))
     assert device.block() == 0  # not yet: 10 ms of waiting is the cushion
     assert device.run(5) == 0
     assert device.block() > 0

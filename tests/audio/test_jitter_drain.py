@@ -3,8 +3,9 @@
 A paced stream (the model's audio at exactly real time) keeps whatever is queued when it
 plays: after one late chunk the depth is raised, the late chunks come in a burst, and the
 queue stood that much deeper for the rest of the answer. These tests drive a real
-:class:`JitterBuffer` with the hand-moved clock and the test's device of test_jitter.py:
-every 5 ms, the chunks due are pushed, then one block is filled and reported.
+:class:`JitterBuffer` with the hand-moved clock and the test device of
+tests/helpers/jitter_device.py: every 5 ms, the chunks due are pushed, then one block is
+filled and reported.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import pytest
 
 from sammy_desktop.audio.jitter import JitterBuffer
 from sammy_desktop.wire_audio import OUTPUT_RATE
-from tests.audio.test_jitter import BLOCK_MS, Device, Listener, make
 from tests.helpers.clock import ManualScheduler
+from tests.helpers.jitter_device import BLOCK_MS, Device, Listener, make
 
 QUIET = 180
 """The drain's quiet level (about -45 dBFS): it may take out only samples below it."""

@@ -17,8 +17,8 @@ from bench.live_audio import (
     round_order,
 )
 from sammy_desktop.audio.jitter import JitterBuffer
-from tests.audio.test_jitter import Device, Listener, speech
 from tests.helpers.clock import ManualScheduler
+from tests.helpers.jitter_device import Device, Listener, numbered_speech
 
 
 def test_each_client_gets_its_own_rounds_measured_and_left_out() -> None:
@@ -81,10 +81,10 @@ def test_the_gap_lines_counted_are_the_ones_each_client_prints(
     )
     device = Device(buffer, scheduler)
     with caplog.at_level(logging.DEBUG, logger="sammy_desktop.audio.jitter"):
-        buffer.push(speech(30))
+        buffer.push(numbered_speech(30))
         device.run(40)
         assert not [record for record in caplog.records if APP_GAP in record.getMessage()]
-        buffer.push(speech(30))
+        buffer.push(numbered_speech(30))
     assert buffer.underruns == 1
     assert [record for record in caplog.records if APP_GAP in record.getMessage()]
     # The starter-style client's.
