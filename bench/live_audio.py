@@ -537,6 +537,13 @@ class VoicePair:
     resting: VoiceResult | None = None
     """The app answering paced answers from a resting speaker (None in bursts)."""
 
+    def results(self) -> list[tuple[str, VoiceResult]]:
+        """Each client's rounds with the client's name, the app's resting rounds if any."""
+        named = [("app", self.app)]
+        if self.resting is not None:
+            named.append(("app, speaker resting (bench only)", self.resting))
+        return [*named, ("starter-style client", self.reference)]
+
 
 def round_order(rounds: int, pacing: str) -> list[str]:
     """Whose each round of a voice run is: ``rounds`` each for the app and the starter, and

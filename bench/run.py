@@ -189,8 +189,7 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
     releases = [
         ms
         for run in runs.values()
-        for result in (run.app, run.reference, run.resting)
-        if result is not None
+        for _name, result in run.results()
         for ms in result.release_after_speech_ms
     ]
     rows.append(
@@ -281,11 +280,8 @@ def _paced_floor_rows(paced: live_audio.VoicePair) -> list[Row]:
 def _paced_gap_rows(paced: live_audio.VoicePair) -> list[Row]:
     """Gaps in the paced answers: what the cushion is for, each client's rounds of one run."""
     words = PACINGS["realtime"]
-    clients = [("app", paced.app), ("starter-style client", paced.reference)]
-    if paced.resting is not None:
-        clients.insert(1, ("app, speaker resting (bench only)", paced.resting))
     rows = []
-    for name, result in clients:
+    for name, result in paced.results():
         if not result.gaps:
             continue
         with_gap = sum(count > 0 for count in result.gaps)

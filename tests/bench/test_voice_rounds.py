@@ -13,6 +13,8 @@ from bench.live_audio import (
     ROUND_ORDER,
     SPEAKER_RESTING,
     AnswerRounds,
+    VoicePair,
+    VoiceResult,
     resting_presses,
     round_order,
 )
@@ -65,6 +67,21 @@ def test_bursts_runs_have_no_resting_rounds() -> None:
 
     assert order == ["app", "reference", "reference", "app", "app", "reference"]
     assert "1" not in resting_presses(order)
+
+
+def test_a_runs_clients_are_listed_with_the_resting_rounds_only_where_there_are_some() -> None:
+    app, reference, resting = (VoiceResult([float(ms)], []) for ms in (1, 2, 3))
+
+    bursts = VoicePair(app, reference).results()
+    paced = VoicePair(app, reference, resting).results()
+
+    assert bursts == [("app", app), ("starter-style client", reference)]
+    assert [name for name, _ in paced] == [
+        "app",
+        "app, speaker resting (bench only)",
+        "starter-style client",
+    ]
+    assert [result for _, result in paced] == [app, resting, reference]
 
 
 def test_the_gap_lines_counted_are_the_ones_each_client_prints(
