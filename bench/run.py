@@ -37,7 +37,14 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from bench import apm_delay, cpu_rows, in_process, jitter_drain, live_audio  # noqa: E402
+from bench import (  # noqa: E402
+    apm_delay,
+    cpu_rows,
+    in_process,
+    jitter_drain,
+    live_audio,
+    speaker_start,
+)
 from bench.pulse_rig import StereoRig  # noqa: E402
 from bench.report import Report, Row, Target, table  # noqa: E402
 
@@ -63,6 +70,7 @@ class Sizes:
     long_drops: tuple[int, ...]
     audio_args: tuple[str, ...]
     mic_rounds: int
+    start_trials: int
 
 
 FULL = Sizes(
@@ -78,6 +86,7 @@ FULL = Sizes(
     long_drops=(23, 47),
     audio_args=(),
     mic_rounds=12,
+    start_trials=30,
 )
 SMOKE = Sizes(
     voice_rounds=1,
@@ -93,6 +102,7 @@ SMOKE = Sizes(
     long_drops=(5,),
     audio_args=("--seconds", "1", "--rounds", "2"),
     mic_rounds=2,
+    start_trials=2,
 )
 
 
@@ -121,6 +131,7 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
             runs[pacing] = run
             report.samples[f"voice_app_{pacing}"] = run.app.latencies_ms
             report.samples[f"voice_reference_{pacing}"] = run.reference.latencies_ms
+        floor = speaker_start.start_floor(rig, sizes.start_trials)
     group = "latency"
     rows: list[Row] = []
     for pacing, words in PACINGS.items():
@@ -203,6 +214,7 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
             + "; ".join(run.app.dating for run in runs.values()),
         )
     )
+    rows += _start_floor_rows(floor)
     rows += _paced_floor_rows(runs["realtime"])
     rows += _paced_gap_rows(runs["realtime"])
     app, ref = runs["burst"].app, runs["burst"].reference
@@ -223,6 +235,43 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
         ),
     ]
     return rows
+
+
+def _start_floor_rows(floor: speaker_start.StartFloor) -> list[Row]:
+    """What the app's kind of speaker stream costs at an answer's start, on its own.
+
+    Two minimal clients on the same rig (bench/speaker_start.py): a callback stream started
+    from rest on a worker, as the app's answer in bursts starts its speaker, and a write into
+    a blocking stream left running dry, as the starter-style client plays. Part of each
+    client's answer's first message sent -> its first sound that no work in the client can
+    take out while it keeps its kind of stream.
+    """
+    words = "sound given -> its first sound at the speaker, minimal client"
+    difference = [float(_median(floor.from_rest_ms) - _median(floor.written_dry_ms))]
+    return [
+        Row(
+            "app share",
+            f"{words}, callback stream started from rest on a worker (the app's way)",
+            "ms",
+            floor.from_rest_ms,
+            note="bench/speaker_start.py: 5 ms callbacks, 15 ms device buffer, the first fill "
+            "waited for",
+        ),
+        Row(
+            "app share",
+            f"{words}, blocking write into a stream left running dry (the starter's way)",
+            "ms",
+            floor.written_dry_ms,
+            note="the two take turns on the rig, nothing else in the process",
+        ),
+        Row(
+            "latency",
+            "floor: the speaker's start from rest less a write into a dry stream (medians)",
+            "ms",
+            difference,
+            note="ALSA's pulse plugin makes a new PulseAudio stream at each start from rest",
+        ),
+    ]
 
 
 def _paced_floor_rows(paced: live_audio.VoicePair) -> list[Row]:
