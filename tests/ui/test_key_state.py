@@ -1,8 +1,8 @@
 """Unmarked auto-repeat: a release is only a release if the key is really up.
 
-The window asks the window system (X11: QueryKeymap) when a Space release arrives that Qt
-did not mark as a repeat. The logic is tested with a stand-in key state; the X11 source
-is tested for real against the test Xvfb with xdotool holding the key.
+The window asks the window system (X11: QueryKeymap, through libxcb) when a Space release
+arrives that Qt did not mark as a repeat. The logic is tested with a stand-in key state;
+the X11 source is tested for real against the test Xvfb with xdotool holding the key.
 """
 
 from __future__ import annotations
@@ -91,6 +91,11 @@ def test_x11_key_state_follows_a_held_key() -> None:
         assert not keys.is_down(0)  # not a key code at all
     finally:
         keys.close()
+
+
+def test_x11_key_state_names_the_display_it_cannot_open() -> None:
+    with pytest.raises(OSError, match="cannot open the X display :987"):
+        X11KeyState(":987")
 
 
 def _keycode_of(keysym: str) -> int:
