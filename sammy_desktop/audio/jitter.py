@@ -497,9 +497,7 @@ class JitterBuffer:
         """A gap in the middle of speech: buffer deeper from here on, and re-buffer now."""
         self.underruns += 1
         self._drain_allowed = True  # the late chunks will stand on top of the new depth
-        self._steady_since = self._scheduler.time()
-        self._clean_s = 0.0
-        self._least_slack_s = _NO_SLACK_SEEN
+        self._count_again_from(self._scheduler.time())
         self._draining = False
         self._threshold_s = min(self._max_threshold_s, self._threshold_s + self._step_s)
         # Silence is playing anyway: let the queue fill to the new depth before going on,
@@ -646,10 +644,14 @@ class JitterBuffer:
         if lowered:
             self._threshold_s = max(self._min_threshold_s, self._threshold_s - self._step_s)
             _log.debug("jitter buffer depth lowered to %.0f ms", self._threshold_s * 1000)
+        self._count_again_from(now)
+        return lowered
+
+    def _count_again_from(self, now: float) -> None:
+        """The count towards a step down starts again at ``now`` (a gap, or a step taken)."""
+        self._steady_since = now
         self._clean_s = 0.0
         self._least_slack_s = _NO_SLACK_SEEN
-        self._steady_since = now
-        return lowered
 
     def _reset_queue(self) -> None:
         self._forget_drain()
