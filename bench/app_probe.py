@@ -181,13 +181,13 @@ def install_rest_seconds(seconds: float) -> None:
 def install_resting_start(presses: str) -> None:
     """After each press marked "1" in ``presses``, answers count as bursts (see the top)."""
     from sammy_desktop.audio.engine import AudioEngine
+    from sammy_desktop.audio.jitter_depth import Learnt
     from sammy_desktop.audio.pace import AnswerPace
 
     count = [0]
     resting = [False]
-    # The jitter buffer's depth and what it has learnt towards a step down.
-    adaptation = ("_threshold_s", "_clean_s", "_least_slack_s")
-    before: dict[str, float] = {}
+    # The jitter buffer's depth and its count towards a step down, before the resting rounds.
+    before: list[Learnt] = []
     begin_talk = AudioEngine.begin_talk
     learnt = AnswerPace.bursts
 
@@ -198,12 +198,11 @@ def install_resting_start(presses: str) -> None:
         resting[0] = presses[index : index + 1] == "1"
         # The resting rounds' gaps must not deepen the jitter buffer for the app's own, nor
         # set back its count towards a step down.
-        jitter = self.playback._jitter
+        depth = self.playback.depth
         if resting[0] and not was_resting:
-            before.update({name: getattr(jitter, name) for name in adaptation})
+            before[:] = [depth.learnt()]
         elif was_resting and not resting[0] and before:
-            for name, value in before.items():
-                setattr(jitter, name, value)
+            depth.restore(before.pop())
         return begin_talk(self, start_turn)
 
     def bursts(self: AnswerPace) -> bool:

@@ -39,6 +39,7 @@ import sounddevice as sd
 from sammy_desktop.audio.effects import EffectsMixer
 from sammy_desktop.audio.events import AudioLevel, PlaybackDrained, PlaybackStarted
 from sammy_desktop.audio.jitter import JitterBuffer
+from sammy_desktop.audio.jitter_depth import AdaptiveDepth
 from sammy_desktop.audio.levels import LevelMeter
 from sammy_desktop.audio.pace import AnswerPace
 from sammy_desktop.audio.played import PlayedReport, PlayedReports
@@ -242,6 +243,11 @@ class AudioPlayback:
     def depth_ms(self) -> float:
         """The jitter buffer's current start depth (grows after underruns), in milliseconds."""
         return self._jitter.depth_ms
+
+    @property
+    def depth(self) -> AdaptiveDepth:
+        """The jitter buffer's depth and what it has learnt of the connection."""
+        return self._jitter.depth
 
     @property
     def buffered_ms(self) -> float:

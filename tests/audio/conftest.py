@@ -14,7 +14,9 @@ import pytest
 from sammy_desktop.eventbus import Event, EventBus
 from tests.audio.signals import speak
 from tests.audio.virtual_devices import MIC_FEED, SPEAKER, SPEAKER_MONITOR, SinkKeepAlive
+from tests.helpers.clock import ManualScheduler
 from tests.helpers.events import EventLog
+from tests.helpers.jitter_device import Listener
 
 E = TypeVar("E", bound=Event)
 
@@ -69,6 +71,18 @@ async def until(condition: Callable[[], bool], *, within: float = 5.0) -> None:
             await asyncio.sleep(0.01)
 
     await asyncio.wait_for(poll(), within)
+
+
+@pytest.fixture
+def scheduler() -> ManualScheduler:
+    """A clock and timers the test moves by hand (at 100 s: no time reads as "never")."""
+    return ManualScheduler(now=100.0)
+
+
+@pytest.fixture
+def listener() -> Listener:
+    """What a jitter buffer driven by hand told its owner (tests/helpers/jitter_device.py)."""
+    return Listener()
 
 
 @pytest.fixture

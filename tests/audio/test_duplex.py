@@ -37,11 +37,6 @@ def closed(gate: HalfDuplexGate) -> bool:
 
 
 @pytest.fixture
-def scheduler() -> ManualScheduler:
-    return ManualScheduler()
-
-
-@pytest.fixture
 def mic() -> Microphone:
     return Microphone()
 

@@ -17,16 +17,6 @@ from tests.helpers.clock import ManualScheduler
 from tests.helpers.jitter_device import BLOCK_MS, Device, Listener, make, numbered_speech
 
 
-@pytest.fixture
-def scheduler() -> ManualScheduler:
-    return ManualScheduler(now=100.0)
-
-
-@pytest.fixture
-def listener() -> Listener:
-    return Listener()
-
-
 def test_speech_waits_until_the_start_depth_is_queued(
     scheduler: ManualScheduler, listener: Listener
 ) -> None:

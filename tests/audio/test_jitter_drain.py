@@ -144,16 +144,6 @@ class Stream:
         return [level for level in self.levels if start < level.at <= end]
 
 
-@pytest.fixture
-def scheduler() -> ManualScheduler:
-    return ManualScheduler(now=100.0)
-
-
-@pytest.fixture
-def listener() -> Listener:
-    return Listener()
-
-
 def loud(samples: np.ndarray) -> np.ndarray:
     return samples[np.abs(samples.astype(np.int32)) >= QUIET]
 
