@@ -35,6 +35,22 @@ the silent reference is not fed: the echo canceller costs nothing until sound is
 again, while the microphone keeps the same clean-up. The first audible reference frame
 switches back before its echo can reach the microphone (the reference is fed when it is
 handed to the device, the echo comes an output plus input latency later).
+
+Idle sooner in push-to-talk (:attr:`EchoCanceller.push_to_talk`): AEC3 keeps suppressing
+for a few hundred milliseconds after the far end has gone quiet, most of all where it found
+no echo to learn (headphones), and takes the start of whatever the person says then. A
+warble said 100, 200, 300 and 400 ms after a loud answer, no echo, lost 172, 90, 32 and 5 ms
+of its start (tests/audio/test_echo.py ``_start_lost_ms``; the bench's "speech lost at the
+start of a turn, always ready" row read 18.7 ms). In hands-free the service's voice
+detection hears the microphone, and a faint tail of the answer could make it think the
+person spoke, so the canceller runs ``idle_after_ms`` (1 s) past the last sound. In
+push-to-talk nothing listens for voice (the turns are marked), so it goes idle once the
+direct echo of the last sound has come (:attr:`EchoCanceller.stream_delay_ms`) and
+:data:`PUSH_TO_TALK_TAIL_MS` more of the room's reverberation, if that is sooner: the same
+warbles lost 100, 0, 0 and 0 ms. A room's reverberation falls 60 dB in its reverberation
+time (0.3-0.6 s in living rooms and offices), so what is left of it 150 ms on is 15-30 dB
+below the echo itself, and it goes to the service inside the person's own turn. The quiet kept while the microphone was
+closed counts towards it, so a microphone opened a moment after an answer starts idle too.
 """
 
 from __future__ import annotations
@@ -49,7 +65,7 @@ from livekit import rtc
 from sammy_desktop.audio.resampling import StreamResampler
 from sammy_desktop.wire_audio import INPUT_RATE, SAMPLE_WIDTH
 
-__all__ = ["APM_RATE", "HELD_REFERENCE_MS", "EchoCanceller"]
+__all__ = ["APM_RATE", "HELD_REFERENCE_MS", "PUSH_TO_TALK_TAIL_MS", "EchoCanceller"]
 
 APM_RATE: Final = INPUT_RATE
 """The rate the APM works at: the microphone's, as the capture delivers it for the wire.
@@ -62,6 +78,8 @@ _FRAME_BYTES: Final = _FRAME * SAMPLE_WIDTH
 _MAX_DELAY_MS: Final = 500  # WebRTC clamps larger hints anyway
 HELD_REFERENCE_MS: Final = 300
 """How much of the reference is kept while the microphone is closed: an echo tail's worth."""
+PUSH_TO_TALK_TAIL_MS: Final = 150
+"""In push-to-talk, how long the canceller stays on after the direct echo of the last sound."""
 _AEC_DELAY_MS: Final = 8.0  # AEC3's two 64-sample blocks at 16 kHz (see delay_ms)
 _NS_DELAY_MS: Final = 6.0  # the noise suppressor's 96-sample overlap at 16 kHz
 
@@ -77,6 +95,8 @@ class EchoCanceller:
         high_pass_filter: also remove rumble below about 80 Hz.
         idle_after_ms: after this long without anything audible played, skip the echo
             canceller (see the module docstring); ``None`` never skips it.
+        push_to_talk: the person marks their turns; the canceller may then go idle sooner
+            (:attr:`push_to_talk`).
 
     Attributes:
         frames_processed: 10 ms microphone frames processed (by either module).
@@ -91,6 +111,7 @@ class EchoCanceller:
         noise_suppression: bool = True,
         high_pass_filter: bool = True,
         idle_after_ms: int | None = 1000,
+        push_to_talk: bool = False,
     ) -> None:
         if idle_after_ms is not None and idle_after_ms < 300:
             # Shorter than a room's echo tail plus both device latencies: echo would leak.
@@ -98,6 +119,7 @@ class EchoCanceller:
         self._noise_suppression = noise_suppression
         self._high_pass_filter = high_pass_filter
         self._idle_after_frames = None if idle_after_ms is None else idle_after_ms // 10
+        self._push_to_talk = push_to_talk
         self._frames_since_audible = 0
         self._apm: rtc.AudioProcessingModule | None = None
         self._idle_apm: rtc.AudioProcessingModule | None = None
@@ -185,10 +207,29 @@ class EchoCanceller:
         )
 
     @property
+    def push_to_talk(self) -> bool:
+        """Whether the person marks their turns (push-to-talk), rather than a voice detector.
+
+        Then the canceller goes idle once the direct echo of the last sound and
+        :data:`PUSH_TO_TALK_TAIL_MS` of the room's tail have come, if that is sooner than
+        ``idle_after_ms``: AEC3 would otherwise take the start of what the person says
+        after an answer (module docstring).
+        """
+        return self._push_to_talk
+
+    @push_to_talk.setter
+    def push_to_talk(self, on: bool) -> None:
+        self._push_to_talk = on
+
+    @property
     def is_idle(self) -> bool:
         """Whether the echo canceller is skipped now (nothing audible played for a while)."""
         limit = self._idle_after_frames
-        return limit is not None and self._frames_since_audible >= limit
+        if limit is None:
+            return False
+        if self._push_to_talk:
+            limit = min(limit, -(-(self.stream_delay_ms + PUSH_TO_TALK_TAIL_MS) // 10))
+        return self._frames_since_audible >= limit
 
     def set_wake_listener(self, listener: Callable[[], None] | None) -> None:
         """Call ``listener`` when the canceller leaves idle, before it takes the reference.
@@ -239,6 +280,13 @@ class EchoCanceller:
             return
         for pcm, rate, frames in held:
             self.process_render(pcm, rate, frames)
+        # The silence kept after the last sound has passed already: it counts towards idle.
+        quiet_ms = 0
+        for pcm, rate, frames in reversed(held):
+            if pcm is not None:
+                break
+            quiet_ms += frames * 1000 // rate
+        self._frames_since_audible = quiet_ms // 10
 
     def reference_resting(self) -> None:
         """The speaker's stream rests: nothing reaches the reference until it plays again.

@@ -99,6 +99,7 @@ class AudioEngine:
         self.echo_canceller = EchoCanceller(
             enabled=base.echo_cancellation if echo_cancellation is None else echo_cancellation,
             noise_suppression=self._hands_free,
+            push_to_talk=not self._hands_free,
         )
         self.playback = AudioPlayback(
             bus,
@@ -223,7 +224,7 @@ class AudioEngine:
     def set_hands_free(self, on: bool) -> None:
         """Tell the engine the talk mode (hands-free: half-duplex fallback, mic always live)."""
         self._hands_free = on
-        self.echo_canceller.noise_suppression = on
+        self._tune_canceller()
         self.capture.keep_live(on)
         self._apply_quiet_holding()
         self.microphone.set_hands_free(on)
@@ -246,7 +247,7 @@ class AudioEngine:
         :meth:`AudioPlayback.set_device`). The pre-roll length needs a restart.
         """
         self._hands_free = settings.talk_mode is TalkMode.HANDS_FREE
-        self.echo_canceller.noise_suppression = self._hands_free
+        self._tune_canceller()
         self.capture.keep_live(self._hands_free)
         self._silence_ms = settings.silence_duration_ms
         self._apply_quiet_holding()
@@ -255,6 +256,15 @@ class AudioEngine:
         self.set_echo_cancellation(settings.echo_cancellation)
         self.capture.set_device(settings.input_device)
         self.playback.set_device(settings.output_device)
+
+    def _tune_canceller(self) -> None:
+        """The canceller's clean-up for the talk mode.
+
+        Hands-free: the noise suppressor, and the canceller on for its whole idle delay (the
+        service's voice detection hears the microphone); push-to-talk: neither.
+        """
+        self.echo_canceller.noise_suppression = self._hands_free
+        self.echo_canceller.push_to_talk = not self._hands_free
 
     def _on_devices_changed(self) -> None:
         self.capture.devices_changed()

@@ -29,6 +29,18 @@ def tone(freq: float, seconds: float, *, rate: int, amplitude: float = 0.5) -> n
     return np.asarray(np.round(amplitude * 32767 * np.sin(2 * np.pi * freq * t)), np.int16)
 
 
+def warble(seconds: float, *, rate: int, variant: int = 0) -> np.ndarray:
+    """A loud tone (-6 dBFS) that changes pitch every 25 ms, as bench/live_audio.py's.
+
+    A sudden onset the noise suppressor does not fade out. Each ``variant`` has its own
+    pitches, so a turn need not repeat the answer before it sample for sample.
+    """
+    pitches = np.roll([600.0, 950.0, 1300.0, 800.0, 1150.0], variant) * 1.07**variant
+    segment = np.arange(int(seconds * rate)) // int(0.025 * rate)
+    phase = 2 * np.pi * np.cumsum(pitches[segment % len(pitches)]) / rate
+    return np.asarray(0.5 * 32767 * np.sin(phase), np.int16)
+
+
 def best_lag(recording: np.ndarray, reference: np.ndarray) -> tuple[int, float]:
     """Where ``reference`` sits in ``recording``, and the normalised correlation there.
 

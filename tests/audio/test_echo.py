@@ -21,7 +21,7 @@ from sammy_desktop.audio import (
 from sammy_desktop.audio.echo import HELD_REFERENCE_MS
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.wire_audio import INPUT_RATE, OUTPUT_RATE
-from tests.audio.signals import energy
+from tests.audio.signals import energy, warble
 from tests.audio.virtual_devices import play_into_mic
 from tests.helpers.events import EventLog
 
@@ -184,6 +184,87 @@ def test_the_idle_delay_cannot_be_shorter_than_an_echo_tail() -> None:
     with pytest.raises(ValueError, match="idle_after_ms must be at least 300"):
         EchoCanceller(idle_after_ms=100)
     assert not EchoCanceller(idle_after_ms=None).is_idle
+
+
+def _start_lost_ms(*, push_to_talk: bool, after_ms: int) -> float:
+    """Of a warble said ``after_ms`` after a loud answer (headphones: no echo), the part of
+    its first 200 ms that comes out more than 12 dB down, in 2.5 ms windows, in ms."""
+    answer = warble(0.6, rate=OUTPUT_RATE, variant=0)
+    render = np.concatenate([np.zeros(OUTPUT_RATE, np.int16), answer])
+    render = np.pad(render, (0, 2 * OUTPUT_RATE))
+    said = warble(0.5, rate=INPUT_RATE, variant=1)
+    onset = (OUTPUT_RATE + len(answer)) * INPUT_RATE // OUTPUT_RATE + INPUT_RATE * after_ms // 1000
+    mic = np.random.default_rng(7).normal(0, 20, len(render) * INPUT_RATE // OUTPUT_RATE)
+    mic[onset : onset + len(said)] += said
+    mic = np.round(mic).astype(np.int16)
+    canceller = EchoCanceller(push_to_talk=push_to_talk, noise_suppression=False)
+    canceller.set_render_delay(0.04)
+    canceller.set_capture_delay(0.02)
+    sounding = (OUTPUT_RATE + len(answer)) // FRAME_24K
+    out = bytearray()
+    idle_at_onset = False
+    for frame in range(len(mic) // FRAME_16K):
+        played = render[frame * FRAME_24K : (frame + 1) * FRAME_24K]
+        canceller.process_render(
+            played.tobytes() if frame <= sounding else None, OUTPUT_RATE, FRAME_24K
+        )
+        if frame == onset // FRAME_16K:
+            idle_at_onset = canceller.is_idle
+        out += canceller.process_capture(mic[frame * FRAME_16K : (frame + 1) * FRAME_16K].tobytes())
+    processed = np.frombuffer(bytes(out), dtype=np.int16).astype(np.int32)
+    # The sound comes out as late as the modules hold it (delay_ms: 8 ms with AEC3 on).
+    start = onset + (0 if idle_at_onset else INPUT_RATE * 8 // 1000)
+    window = INPUT_RATE * 25 // 10_000
+    peaks = [
+        int(np.max(np.abs(processed[start + at : start + at + window])))
+        for at in range(0, INPUT_RATE // 5, window)
+    ]
+    return sum(peak < 0.25 * 32767 for peak in peaks) * 2.5
+
+
+def test_in_push_to_talk_what_is_said_soon_after_an_answer_keeps_its_start() -> None:
+    # AEC3 keeps suppressing for a few hundred ms after the far end goes quiet, most of all
+    # where it found no echo to learn (headphones): 0.3 s after the answer it took the
+    # first 30-40 ms of the person's warble here. Push-to-talk goes idle once the direct
+    # echo and the tail have come (60 + 150 ms): nothing is lost.
+    assert _start_lost_ms(push_to_talk=False, after_ms=300) >= 20, "the premise: AEC3 takes it"
+    assert _start_lost_ms(push_to_talk=True, after_ms=300) == 0
+
+
+def test_in_push_to_talk_the_canceller_idles_once_the_echo_and_its_tail_have_come() -> None:
+    speech = (3000 * np.sin(np.arange(FRAME_24K) / 5)).astype(np.int16).tobytes()
+    quiet = np.zeros(FRAME_16K, dtype=np.int16).tobytes()
+    for push_to_talk, frames_on in ((True, 21), (False, 100)):
+        canceller = EchoCanceller(push_to_talk=push_to_talk)
+        canceller.set_render_delay(0.04)
+        canceller.set_capture_delay(0.02)  # the direct echo comes 60 ms after the sound
+        canceller.process_render(speech, OUTPUT_RATE, FRAME_24K)
+        idle = []
+        for _ in range(120):
+            canceller.process_render(None, OUTPUT_RATE, FRAME_24K)
+            canceller.process_capture(quiet)
+            idle.append(canceller.is_idle)
+        # On for 60 + 150 ms in push-to-talk (hands-free: idle_after_ms, 1 s).
+        assert idle.index(True) == frames_on - 1
+        assert all(idle[frames_on - 1 :])
+    assert EchoCanceller().push_to_talk is False
+
+
+def test_the_quiet_kept_while_the_microphone_was_closed_counts_towards_idle() -> None:
+    # The key goes down 250 ms after the answer's last sound: in push-to-talk the tail has
+    # come by then (60 + 150 ms), so the canceller opens idle; in hands-free it does not.
+    speech = (3000 * np.sin(np.arange(FRAME_24K) / 5)).astype(np.int16).tobytes()
+    for push_to_talk in (True, False):
+        canceller = EchoCanceller(push_to_talk=push_to_talk)
+        canceller.set_render_delay(0.04)
+        canceller.set_capture_delay(0.02)
+        canceller.set_microphone_open(False)
+        canceller.process_render(speech, OUTPUT_RATE, FRAME_24K)
+        for _ in range(25):
+            canceller.process_render(None, OUTPUT_RATE, FRAME_24K)
+        canceller.set_microphone_open(True)
+        assert canceller.render_frames > 0, "the answer's last sound went to the module"
+        assert canceller.is_idle is push_to_talk
 
 
 class StampedBlocks:

@@ -13,6 +13,7 @@ from sammy_desktop.audio import (
     PlaybackDrained,
     PlaybackStarted,
 )
+from sammy_desktop.audio.echo import PUSH_TO_TALK_TAIL_MS
 from sammy_desktop.config.settings import MicBetweenTurns, Settings, TalkMode
 from sammy_desktop.eventbus import EventBus
 from sammy_desktop.wire_audio import INPUT_RATE, OUTPUT_RATE, SPEECH_HANGOVER_MARGIN_MS
@@ -164,9 +165,11 @@ async def test_push_to_talk_rests_the_mic_until_talk_or_sound_needs_it(
         assert not engine.capture.is_standby
         await events.wait_for(PlaybackDrained)
         woken_blocks = len(collector.blocks)
-        # A second after the last sound the canceller idles, and so does the mic.
+        # Once the echo and its tail have come (the stream delay and 150 ms: push-to-talk,
+        # far sooner than hands-free's second) the canceller idles, and so does the mic.
         await input_readings_until(events, lambda: engine.capture.is_standby)
-        assert len(collector.blocks) > woken_blocks + 50
+        tail_blocks = (engine.echo_canceller.stream_delay_ms + PUSH_TO_TALK_TAIL_MS) // 10
+        assert 0 < len(collector.blocks) - woken_blocks <= tail_blocks + 5
         resting_blocks = len(collector.blocks)
         pre_rolls: list[bytes] = []
 
