@@ -51,7 +51,6 @@ from sammy_desktop.wire_audio import OUTPUT_RATE, SAMPLE_WIDTH
 
 if TYPE_CHECKING:
     import asyncio
-    from collections.abc import Callable
 
     from sammy_desktop.audio.devices import AudioDevice
     from sammy_desktop.audio.echo import EchoCanceller
@@ -332,14 +331,17 @@ class AudioPlayback:
         seconds = len(data) / SAMPLE_WIDTH / OUTPUT_RATE
         self._pace.arrived(seconds, self._scheduler.time(), new_answer=not self._jitter.is_playing)
         self._jitter.paced = not self._pace.bursts
-        if self._stream.is_paused and self._starts_with_speech(
+        starts_with_it = self._stream.is_paused and self._starts_with_speech(
             self._jitter.buffered_after_ms(seconds * 1000)
-        ):
-            # The start goes to its worker first, and the chunk is queued (resampled: up to
-            # a few tenths of a millisecond) while PortAudio starts the stream (1-1.5 ms).
-            self._wake_with_speech(lambda: self._jitter.push(data))
-            return
+        )
+        # Queued before the start is handed over: the first callback plays it. Handing the
+        # start over first overlapped the queueing (0.3 ms) with PortAudio's start, but the
+        # resampler lets go of the GIL, and on a busy machine one or two callbacks of
+        # silence went ahead of the answer (tests/audio/test_playback_standby.py).
         self._jitter.push(data)
+        if starts_with_it:
+            self._wake_with_speech()
+            return
         self._wake(speech=True)
 
     def play_effect(self, pcm24k: bytes) -> None:
@@ -589,16 +591,14 @@ class AudioPlayback:
         self._standby.waking(self.output_latency_s)
         self._stream.resume()
 
-    def _wake_with_speech(self, queue: Callable[[], None] | None = None) -> None:
-        """Start the resting stream with the speech itself; ``queue`` queues it meanwhile.
+    def _wake_with_speech(self) -> None:
+        """Start the resting stream with the speech queued.
 
         The answer fills the device buffer: this waits (the GIL released) until it has.
         """
         self._standby.busy(self._scheduler.time())
         self._first_fill.arm(round(self.output_latency_s * self._stream.samplerate))
         started = self._stream.resume()
-        if queue is not None:
-            queue()
         if started:
             self.first_fill_waits += 1
             if not self._first_fill.wait(FIRST_FILL_WAIT_S):
