@@ -45,13 +45,13 @@ from typing import Any, Final
 
 import numpy as np
 
-from sammy_desktop.audio.jitter_depth import DEFAULT_MAX_DEPTH_MS, AdaptiveDepth, Learnt
+from sammy_desktop.audio.jitter_depth import DEFAULT_MAX_DEPTH_MS, AdaptiveDepth
 from sammy_desktop.audio.jitter_drain import StandingDrain
 from sammy_desktop.audio.resampling import StreamResampler
 from sammy_desktop.scheduling import Cancellable, LoopScheduler, Scheduler
 from sammy_desktop.wire_audio import OUTPUT_RATE, SAMPLE_WIDTH
 
-__all__ = ["DEFAULT_MAX_DEPTH_MS", "RESAMPLER_HOLD_MS", "JitterBuffer", "Learnt"]
+__all__ = ["DEFAULT_MAX_DEPTH_MS", "RESAMPLER_HOLD_MS", "JitterBuffer"]
 
 _log = logging.getLogger(__name__)
 
