@@ -437,7 +437,7 @@ def bench_click(sizes: Sizes, work: Path, report: Report) -> list[Row]:
             "ms",
             [own],
             note=f"a burst through the module; hands-free adds the noise suppressor: "
-            f"{canceller['hands_free']:.0f} ms; idle (nothing played for 1 s): "
+            f"{canceller['hands_free']:.0f} ms; idle (nothing left to cancel): "
             f"{canceller['push_to_talk_idle']:.0f} / {canceller['hands_free_idle']:.0f} ms",
         ),
         Row(
