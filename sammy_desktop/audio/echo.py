@@ -49,13 +49,15 @@ direct echo of the last sound has come (:attr:`EchoCanceller.stream_delay_ms`) a
 :data:`PUSH_TO_TALK_TAIL_MS` more of the room's reverberation, if that is sooner: the same
 warbles lost 100, 0, 0 and 0 ms. A room's reverberation falls 60 dB in its reverberation
 time (0.3-0.6 s in living rooms and offices), so what is left of it 150 ms on is 15-30 dB
-below the echo itself, and it goes to the service inside the person's own turn. The quiet kept while the microphone was
-closed counts towards it, so a microphone opened a moment after an answer starts idle too.
+below the echo itself, and it goes to the service inside the person's own turn. The quiet
+kept while the microphone was closed counts towards it, so a microphone opened a moment
+after an answer starts idle too.
 """
 
 from __future__ import annotations
 
 import collections
+import math
 from collections.abc import Callable
 from typing import Final
 
@@ -228,7 +230,8 @@ class EchoCanceller:
         if limit is None:
             return False
         if self._push_to_talk:
-            limit = min(limit, -(-(self.stream_delay_ms + PUSH_TO_TALK_TAIL_MS) // 10))
+            # The direct echo of the last sound and the room's tail, in 10 ms frames.
+            limit = min(limit, math.ceil((self.stream_delay_ms + PUSH_TO_TALK_TAIL_MS) / 10))
         return self._frames_since_audible >= limit
 
     def set_wake_listener(self, listener: Callable[[], None] | None) -> None:
