@@ -41,7 +41,7 @@ from __future__ import annotations
 import collections
 import logging
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 
@@ -51,13 +51,9 @@ from sammy_desktop.audio.resampling import StreamResampler
 from sammy_desktop.scheduling import Cancellable, LoopScheduler, Scheduler
 from sammy_desktop.wire_audio import OUTPUT_RATE, SAMPLE_WIDTH
 
-__all__ = ["DEFAULT_MAX_DEPTH_MS", "RESAMPLER_HOLD_MS", "JitterBuffer"]
+__all__ = ["DEFAULT_MAX_DEPTH_MS", "JitterBuffer"]
 
 _log = logging.getLogger(__name__)
-
-RESAMPLER_HOLD_MS: Final = 20
-"""The most the resampler to the device's rate holds back: soxr's 24 -> 48 kHz stream gives
-its output 940 samples (19.6 ms) at a time."""
 
 
 class JitterBuffer:
@@ -202,15 +198,6 @@ class JitterBuffer:
         1 to 20 ms, and the queue wobbles by as much while the backlog stays level.
         """
         return (self._queued_bytes // SAMPLE_WIDTH + self._held_samples()) / self._rate * 1000
-
-    def buffered_after_ms(self, incoming_ms: float) -> float:
-        """The least :attr:`buffered_ms` will be once ``incoming_ms`` more has been pushed.
-
-        What the backlog will be, less the most the resampler holds back
-        (:data:`RESAMPLER_HOLD_MS`): known before the push, which takes a while.
-        """
-        held_ms = RESAMPLER_HOLD_MS if self._rate != OUTPUT_RATE else 0.0
-        return self.backlog_ms + incoming_ms - held_ms
 
     @property
     def drained_ms(self) -> float:
@@ -393,8 +380,7 @@ class JitterBuffer:
     def _underrun(self) -> None:
         """A gap in the middle of speech: buffer deeper from here on, and re-buffer now."""
         self.underruns += 1
-        self._drain.allow()  # the late chunks will stand on top of the new depth
-        self._drain.stop()
+        self._drain.gap()
         self._depth.gap(self._scheduler.time())
         # Silence is playing anyway: let the queue fill to the new depth before going on,
         # so the next late chunk finds a cushion instead of another gap.

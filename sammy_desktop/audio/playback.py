@@ -331,17 +331,11 @@ class AudioPlayback:
         seconds = len(data) / SAMPLE_WIDTH / OUTPUT_RATE
         self._pace.arrived(seconds, self._scheduler.time(), new_answer=not self._jitter.is_playing)
         self._jitter.paced = not self._pace.bursts
-        starts_with_it = self._stream.is_paused and self._starts_with_speech(
-            self._jitter.buffered_after_ms(seconds * 1000)
-        )
-        # Queued before the start is handed over: the first callback plays it. Handing the
-        # start over first overlapped the queueing (0.3 ms) with PortAudio's start, but the
-        # resampler lets go of the GIL, and on a busy machine one or two callbacks of
-        # silence went ahead of the answer (tests/audio/test_playback_standby.py).
+        # Queued before a resting stream's start is handed over: its first callback plays
+        # it. Handing the start over first overlapped the queueing (0.3 ms) with PortAudio's
+        # start, but the resampler lets go of the GIL, and on a busy machine one or two
+        # callbacks of silence went ahead of the answer (tests/audio/test_playback_standby.py).
         self._jitter.push(data)
-        if starts_with_it:
-            self._wake_with_speech()
-            return
         self._wake(speech=True)
 
     def play_effect(self, pcm24k: bytes) -> None:
