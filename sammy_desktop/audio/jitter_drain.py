@@ -147,9 +147,13 @@ class StandingDrain:
         """The buffer's own adaptation (a deeper or a lowered depth) may leave a queue standing."""
         self._allowed = True
 
-    def stop(self) -> None:
-        """The queue re-buffers after a gap: nothing is taken out until it plays again."""
+    def gap(self) -> None:
+        """A gap in mid-speech: nothing is taken out while the queue re-buffers.
+
+        The late chunks may then stand on top of the new depth, so a drain is allowed.
+        """
         self._draining = False
+        self._allowed = True
 
     def forget(self) -> None:
         """The speech was flushed, ended or is now at another rate: start from nothing."""
