@@ -31,6 +31,7 @@ if __package__ in (None, ""):  # run as a script: the repository root on the pat
 
 from bench.live_audio import (
     ANSWER_MARGIN_S,
+    SPEECH_TEXT,
     STARTUP_SETTLE_S,
     SimProcess,
     _cpu_pct,
@@ -66,13 +67,13 @@ def push_to_talk_idle_cpu(workdir: Path, seconds: float) -> list[float]:
     return _idle_cpu(workdir, seconds, talk_mode="push_to_talk")
 
 
-def streaming_cpu_reference(workdir: Path, rounds: int) -> float:
+def streaming_cpu_reference(workdir: Path, rounds: int, speech_text: str = SPEECH_TEXT) -> float:
     """The reference client's mean CPU % of a core while an answer plays.
 
     Each round: ``down``, espeak speech into the microphone, ``up``; then the CPU from the
     key up until the echoed answer has played (the speech's length and a margin).
     """
-    speech, seconds = make_speech(workdir)
+    speech, seconds = make_speech(workdir, speech_text)
     readings: list[float] = []
     with (
         sinks_kept_awake(),

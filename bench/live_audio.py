@@ -63,6 +63,9 @@ from sammy_desktop.config import AppPaths, Settings
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
 SPEECH_TEXT = "Hello Sammy, what is the weather like in Paris today?"
+SMOKE_SPEECH_TEXT = "Hello Sammy."
+"""The smoke run's sentence: every round speaks it and hears it echoed, so a short one
+keeps ``make test`` quick (about 50 s less than :data:`SPEECH_TEXT` over the smoke run)."""
 SPEECH_THRESHOLD = 0.02
 LEFT = 0
 """The rig's microphone channel (the speaker's is the right)."""
@@ -302,10 +305,11 @@ def running_reference(sim: SimProcess, *, minimal: bool = False) -> Iterator[Lin
 # ---------------------------------------------------------------------- signals
 
 
-def make_speech(workdir: Path) -> tuple[Path, float]:
-    """espeak-ng speech at 48 kHz, its trailing silence cut; returns the file and its length."""
+def make_speech(workdir: Path, text: str = SPEECH_TEXT) -> tuple[Path, float]:
+    """espeak-ng speech of ``text`` at 48 kHz, its trailing silence cut; returns the file and
+    its length."""
     raw = workdir / "speech-raw.wav"
-    subprocess.run(["espeak-ng", "-s", "160", "-w", str(raw), SPEECH_TEXT], check=True, timeout=60)
+    subprocess.run(["espeak-ng", "-s", "160", "-w", str(raw), text], check=True, timeout=60)
     left, _right, rate = read_stereo(raw)
     end = last_loud(left, SPEECH_THRESHOLD)
     assert end is not None
@@ -470,9 +474,9 @@ class Speech:
     loud_span_s: float
 
     @classmethod
-    def load(cls, workdir: Path) -> Speech:
+    def load(cls, workdir: Path, text: str = SPEECH_TEXT) -> Speech:
         """The sentence of :func:`make_speech` as int16 samples at the rig's rate."""
-        path, _seconds = make_speech(workdir)
+        path, _seconds = make_speech(workdir, text)
         left, _right, _rate = read_stereo(path)
         loud = np.flatnonzero(np.abs(left) > SPEECH_THRESHOLD)
         return cls((left * 32767).astype(np.int16), float(loud[-1] - loud[0]) / RIG_RATE)
@@ -577,7 +581,12 @@ def _resting_env(order: list[str]) -> dict[str, str]:
 
 
 def voice_to_voice_pair(
-    rig: StereoRig, workdir: Path, rounds: int, *, pacing: str = "realtime"
+    rig: StereoRig,
+    workdir: Path,
+    rounds: int,
+    *,
+    pacing: str = "realtime",
+    speech_text: str = SPEECH_TEXT,
 ) -> VoicePair:
     """Voice-to-voice through the real app and the starter-style client, taking turns.
 
@@ -586,7 +595,7 @@ def voice_to_voice_pair(
     of each; paced, also ``rounds`` of the app answering from a resting speaker, as it does
     bursts (the paced answer's cushion, measured: :func:`round_order`).
     """
-    speech = Speech.load(workdir)
+    speech = Speech.load(workdir, speech_text)
     keyboard = XKeyboard()
     order = round_order(rounds, pacing)
     key_ups: dict[str, list[float]] = {client: [] for client in order}
@@ -841,9 +850,11 @@ def _cpu_pct(app: LineProcess, seconds: float) -> float:
     return (app.cpu_seconds() - cpu0) / (time.monotonic() - wall0) * 100
 
 
-def app_resources(workdir: Path, *, idle_s: float, streaming_rounds: int) -> ResourceResult:
+def app_resources(
+    workdir: Path, *, idle_s: float, streaming_rounds: int, speech_text: str = SPEECH_TEXT
+) -> ResourceResult:
     """Start-up, CPU and RSS in three states, and event-loop lag while answering."""
-    speech, _seconds = make_speech(workdir)
+    speech, _seconds = make_speech(workdir, speech_text)
     lag_file = workdir / "loop-lag.json"
     keyboard = XKeyboard()
     windows: dict[str, list[tuple[float, float]]] = {"streaming": [], "slow": []}

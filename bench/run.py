@@ -71,6 +71,8 @@ class Sizes:
     audio_args: tuple[str, ...]
     mic_rounds: int
     start_trials: int
+    speech_text: str
+    """What the voice rounds and the app's turns say (and hear echoed)."""
 
 
 FULL = Sizes(
@@ -87,6 +89,7 @@ FULL = Sizes(
     audio_args=(),
     mic_rounds=12,
     start_trials=30,
+    speech_text=live_audio.SPEECH_TEXT,
 )
 SMOKE = Sizes(
     voice_rounds=1,
@@ -103,6 +106,7 @@ SMOKE = Sizes(
     audio_args=("--seconds", "1", "--rounds", "2"),
     mic_rounds=2,
     start_trials=2,
+    speech_text=live_audio.SMOKE_SPEECH_TEXT,
 )
 
 
@@ -127,7 +131,9 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
     runs: dict[str, live_audio.VoicePair] = {}
     with StereoRig() as rig:
         for pacing in PACINGS:
-            run = live_audio.voice_to_voice_pair(rig, work, sizes.voice_rounds, pacing=pacing)
+            run = live_audio.voice_to_voice_pair(
+                rig, work, sizes.voice_rounds, pacing=pacing, speech_text=sizes.speech_text
+            )
             runs[pacing] = run
             report.samples[f"voice_app_{pacing}"] = run.app.latencies_ms
             report.samples[f"voice_reference_{pacing}"] = run.reference.latencies_ms
@@ -654,9 +660,14 @@ def bench_tools(sizes: Sizes, work: Path, report: Report) -> list[Row]:
 def bench_app(sizes: Sizes, work: Path, report: Report) -> list[Row]:
     """The real app in its window: start-up, CPU, RSS, event-loop lag."""
     result = live_audio.app_resources(
-        work, idle_s=sizes.idle_s, streaming_rounds=sizes.streaming_rounds
+        work,
+        idle_s=sizes.idle_s,
+        streaming_rounds=sizes.streaming_rounds,
+        speech_text=sizes.speech_text,
     )
-    reference_streaming = cpu_rows.streaming_cpu_reference(work, sizes.streaming_rounds)
+    reference_streaming = cpu_rows.streaming_cpu_reference(
+        work, sizes.streaming_rounds, sizes.speech_text
+    )
     hands_free = cpu_rows.hands_free_idle_cpu(work, sizes.idle_s)
     report.samples["loop_lag_streaming"] = result.lag_streaming_ms
     report.samples["loop_lag_slow_tool"] = result.lag_slow_tool_ms
