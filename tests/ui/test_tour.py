@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QComboBox, QWidget
 from pytestqt.qtbot import QtBot
@@ -232,15 +232,8 @@ def test_tour_the_app_from_first_run_to_settings(
         finally:
             await asyncio.wait([task], timeout=5)
 
-    try:
-        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
-            assert runner.run(scenario()) == 0
-    finally:
-        # The app's windows go with it: a later test looks for its own settings window.
-        for widget in qapp.topLevelWidgets():
-            if id(widget) not in before:
-                widget.deleteLater()
-        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
+        assert runner.run(scenario()) == 0
     if failed:
         raise failed[0]
 
