@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,24 @@ from sammy_desktop.ui.settings import AboutInfo, SettingsWindow
 from sammy_desktop.ui.settings_state import SettingsState
 from sammy_desktop.ui.theme import ThemeController
 from sammy_desktop.ui.welcome import WelcomePanel
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """Let the UI tasks a test left running finish on its loop before Qt's events are run.
+
+    Once a test function returns, pytest-qt runs ``processEvents`` outside any loop. Under
+    qasync a task's next step is a Qt timer, so a task a scenario started and did not await
+    (a settings window built in ``qloop.run`` starts its key-status read) would take that
+    step with no asyncio loop running, and fail at random in this test or a later one.
+    """
+    try:
+        return (yield)
+    finally:
+        funcargs = getattr(item, "funcargs", {})
+        tasks, qloop = funcargs.get("tasks"), funcargs.get("qloop")
+        if isinstance(tasks, UiTasks) and isinstance(qloop, asyncio.Runner) and tasks.pending:
+            qloop.run(tasks.join())
 
 
 class EventCounter(QObject):
@@ -252,8 +270,11 @@ def make_settings_window(
 
     The window starts background work when it is built (the Account page reads the key's
     status), so, as in the app, it is built on a running loop: a test that is not already
-    running one gets the window once that work is done.
+    running one gets the window once that work is done. A window built inside a running
+    scenario is kept until the test ends (as the app keeps its own), so the work it started
+    finishes on a live window when the test's tasks are joined (``pytest_runtest_call``).
     """
+    built: list[SettingsWindow] = []
 
     def make(
         *, secrets: SecretStore | None = None, notes_folder: Path | None = None, **options: Any
@@ -291,6 +312,7 @@ def make_settings_window(
             **options,
         )
         qtbot.addWidget(window)
+        built.append(window)
         return window
 
     return make
