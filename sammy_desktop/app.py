@@ -314,6 +314,7 @@ async def run_app(
         await desktop.shutdown()
         await shutdown_tasks(SHUTDOWN_TIMEOUT_S)
         collector.stop()
+        collector.deleteLater()  # the application may outlive the app (the tests)
 
 
 async def shutdown_tasks(grace_s: float) -> None:

@@ -36,6 +36,7 @@ from sammy_desktop.voice_controls import EarconPlayer, SilentSink, VoiceControls
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from PySide6.QtCore import QObject
     from PySide6.QtWidgets import QApplication
 
     from sammy_desktop.app import AppContext, QuitSignal
@@ -399,6 +400,7 @@ class DesktopApp:
             server.listen()
         except InstanceServerError as exc:
             _log.warning("no remote commands: %s", exc)
+            server.deleteLater()
             return
         _log.info("taking remote commands on %s", address.server_name)
         self.instance_server = server
@@ -481,6 +483,16 @@ class DesktopApp:
         if self._key_state is not None:
             self._key_state.close()
         self.loop_watchdog.stop()
+        # What this app made a child of the QApplication goes with it. The application
+        # outlives the app wherever more than one runs in a process (the tests), and a
+        # helper left there keeps the app and its windows alive (the notifier holds
+        # _settings) and its slots connected (the theme to the system's colour scheme).
+        helpers: list[QObject | None] = [self.theme, self.bridge, self.settings_state]
+        helpers += [self.confirmations, self.notifier, self.screen_share, self.hotkey]
+        helpers += [self.autostart, self.desktop_entry_offer, self.instance_server]
+        for helper in helpers:
+            if helper is not None:
+                helper.deleteLater()
 
     # ------------------------------------------------------------------ slots
 

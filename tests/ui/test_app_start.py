@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import qasync
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication
 
 from sammy_desktop import __version__
@@ -56,12 +57,22 @@ def test_window_shows_and_quits_cleanly(qapp: QApplication, tmp_path: Path) -> N
 
         return await run_app(qapp, context, quit_signal, on_window_shown=on_shown)
 
+    children_before = {id(child) for child in qapp.children()}  # some are unhashable
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(qapp)) as runner:
         assert runner.run(scenario()) == 0  # bounded by the pytest timeout
     assert len(shown) == 1
     assert not shown[0].isVisible()
     # Shutdown cancelled the task that was still running.
     assert leftover[0].cancelled()
+    # Nothing of the app stays a child of the application, which outlives it here: each
+    # would keep the app and its windows alive, and its slots connected.
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    ours = [
+        type(child).__name__
+        for child in qapp.children()
+        if id(child) not in children_before and type(child).__module__.startswith("sammy_desktop")
+    ]
+    assert ours == [], ours
 
 
 def test_the_live_sdk_is_left_out_of_garbage_collection_once_loaded(
