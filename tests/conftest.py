@@ -93,7 +93,9 @@ def _windows_of_the_test_deleted() -> Iterator[None]:
 
     A running app's windows (main, settings, history, the tray's menu) and the windows a
     test shows without handing them to ``qtbot`` outlive the test: the app quits, but in
-    the test session nothing ends the process, and something always still refers to them.
+    the test session nothing ends the process, and a window not deleted lives on in Qt
+    (the app itself once stayed alive too, through the helpers it parents to the
+    session's QApplication, until DesktopApp.shutdown deleted them).
     Each one left alive is restyled by every later theme change and repainted with every
     later window: 218 windows and 8,964 widgets were alive by the screenshot tour, which
     then took 44 s instead of 12, and ``tests/ui`` 280 s instead of 132. Windows made
