@@ -59,6 +59,7 @@ from bench.pulse_rig import (
     write_wav,
 )
 from sammy_desktop.config import AppPaths, Settings
+from tests.audio.signals import warble
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -984,23 +985,6 @@ WARBLE_VARIANTS = 3
 """Different warbles, one per round in turn: no round's speech is the answer before it."""
 
 
-def warble(seconds: float, rate: int, variant: int = 0) -> np.ndarray:
-    """A loud tone that changes pitch every 25 ms (PCM16): speech-like enough for the noise
-    suppressor, which fades a steady tone out within a few hundred milliseconds.
-
-    Each ``variant`` has its own pitches (the order turned, all 7 % higher per variant). The
-    simulator's answer echoes the turn, and the echo canceller's delay estimator would find
-    a next turn's identical warble in the answer it played a moment before and suppress it
-    as echo (the speech lost, always ready: 184 ms median with one warble, 21 with three;
-    docs/benchmarks.md). A person does not repeat the assistant sample for sample.
-    """
-    pitches = np.roll([600.0, 950.0, 1300.0, 800.0, 1150.0], variant) * 1.07**variant
-    n = int(seconds * rate)
-    segment = np.arange(n) // int(0.025 * rate)
-    phase = 2 * np.pi * np.cumsum(pitches[segment % len(pitches)]) / rate
-    return np.asarray(0.5 * 32767 * np.sin(phase), np.int16)
-
-
 def _mark_time(app: LineProcess, mark: str, after: int) -> float:
     app.wait_for(mark, after=after)
     for _stamp, line in app.lines[after:]:
@@ -1048,7 +1032,7 @@ def mic_start(workdir: Path, *, rounds: int, idle_s: float) -> MicResult:
     keyboard = XKeyboard()
     results: dict[str, MicModeResult] = {}
     resting: list[float] = []
-    tones = [warble(MIC_TONE_S, RIG_RATE, variant) for variant in range(WARBLE_VARIANTS)]
+    tones = [warble(MIC_TONE_S, rate=RIG_RATE, variant=v) for v in range(WARBLE_VARIANTS)]
     try:
         with sinks_kept_awake(), ToneFeeder() as feeder:
             for mode in MIC_MODES:

@@ -30,10 +30,16 @@ def tone(freq: float, seconds: float, *, rate: int, amplitude: float = 0.5) -> n
 
 
 def warble(seconds: float, *, rate: int, variant: int = 0) -> np.ndarray:
-    """A loud tone (-6 dBFS) that changes pitch every 25 ms, as bench/live_audio.py's.
+    """A loud tone (-6 dBFS, PCM16) that changes pitch every 25 ms: speech-like enough for
+    the noise suppressor, which fades a steady tone out within a few hundred milliseconds,
+    and a sudden onset. The tests here and the bench's microphone rows speak it.
 
-    A sudden onset the noise suppressor does not fade out. Each ``variant`` has its own
-    pitches, so a turn need not repeat the answer before it sample for sample.
+    Each ``variant`` has its own pitches (the order turned, all 7 % higher per variant). An
+    answer that echoes a turn holds that turn's warble, and the echo canceller's delay
+    estimator would find a next turn's identical warble in the answer it played a moment
+    before and suppress it as echo (the speech lost, always ready: 184 ms median with one
+    warble, 21 with three; docs/benchmarks.md). A person does not repeat the assistant
+    sample for sample.
     """
     pitches = np.roll([600.0, 950.0, 1300.0, 800.0, 1150.0], variant) * 1.07**variant
     segment = np.arange(int(seconds * rate)) // int(0.025 * rate)
