@@ -22,6 +22,8 @@ __all__ = ["TalkButton", "TalkLook"]
 
 FACE_DIAMETER = 80
 RING_ROOM = 24
+# The colours whose halos are kept: listening's and speaking's (TalkButton._halo_pixmap).
+_HALO_SETS = 2
 _FACE_SIDE = FACE_DIAMETER + 8
 """The face's cached square: the face and its focus ring (radius + 3, a 2 px pen)."""
 
@@ -56,8 +58,8 @@ class TalkButton(QAbstractButton):
         self._level = 0.0
         self._face_cache: tuple[tuple[object, ...], QPixmap] | None = None
         # The ring's halo at each size shown so far, for one colour and pixel ratio.
-        self._halo_key: tuple[int, float] | None = None
-        self._halos: dict[int, QPixmap] = {}
+        # The halos by colour and pixel ratio, the colour used last at the end (see below).
+        self._halo_sets: dict[tuple[int, float], dict[int, QPixmap]] = {}
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         # The focus ring only for focus that came by the keyboard (not a click, not start-up).
         track_keyboard_focus(self)
@@ -134,16 +136,22 @@ class TalkButton(QAbstractButton):
         Qt hands fills that large to its thread pool: two thread wake-ups each), while the
         ring repaints 20-30 times a second as anyone speaks; copying a pixmap of it costs
         ~0.02 ms. There are ``(RING_ROOM - 6) * 2 + 1`` sizes per colour, under 2 MB at a
-        pixel ratio of 1 (7 MB at 2); another colour or pixel ratio starts afresh.
+        pixel ratio of 1 (7 MB at 2). Every turn shows two colours, listening then
+        speaking, so the sizes of both are kept (:data:`_HALO_SETS`): with one, each turn
+        drew its sizes afresh twice. A third colour or pixel ratio (the theme changed, a
+        screen of another scale) takes the place of the one used longest ago.
         """
-        ratio = self.devicePixelRatioF()
-        key = (self._tone().rgba(), ratio)
-        if key != self._halo_key:
-            self._halo_key = key
-            self._halos.clear()
-        halo = self._halos.get(steps)
+        key = (self._tone().rgba(), self.devicePixelRatioF())
+        halos = self._halo_sets.pop(key, None)
+        if halos is None:
+            halos = {}
+            while len(self._halo_sets) >= _HALO_SETS:
+                del self._halo_sets[next(iter(self._halo_sets))]
+        self._halo_sets[key] = halos  # last: used most recently
+        halo = halos.get(steps)
         if halo is not None:
             return halo
+        ratio = key[1]
         radius = FACE_DIAMETER / 2 + 4 + steps / 2
         side = 2 * math.ceil(radius) + 2  # even: the disc's centre falls on a pixel corner
         halo = QPixmap(QSize(round(side * ratio), round(side * ratio)))
@@ -157,7 +165,7 @@ class TalkButton(QAbstractButton):
         painter.setBrush(color)
         painter.drawEllipse(QPointF(side / 2, side / 2), radius, radius)
         painter.end()
-        self._halos[steps] = halo
+        halos[steps] = halo
         return halo
 
     def _is_active(self) -> bool:

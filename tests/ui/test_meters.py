@@ -125,7 +125,36 @@ def test_the_ring_drawn_from_its_cached_halos_is_the_disc_drawn_afresh(qtbot: Qt
             painter.drawPixmap(QPointF(center.x() - side / 2, center.y() - side / 2), face)
             painter.end()
             assert shown == expected, f"{look.name} ring at {step} half pixels differs"
-        assert len(button._halos) == steps + 1  # one per size, for this colour only
+        key = (QColor(button.property(colour)).rgba(), button.devicePixelRatioF())
+        assert len(button._halo_sets[key]) == steps + 1  # one per size of this colour
+
+
+def test_a_turn_after_the_first_draws_no_halo_afresh(qtbot: QtBot) -> None:
+    # A turn shows the ring in two colours, listening then speaking: the halos of both are
+    # kept, so the next turn copies every size it shows (each drawn once in the session).
+    button = TalkButton(Assets())
+    qtbot.addWidget(button)
+    button.resize(button.sizeHint())
+    steps = (RING_ROOM - 6) * 2
+
+    def one_turn() -> list[int]:
+        drawn = []
+        for look in (TalkLook.LISTENING, TalkLook.SPEAKING):
+            button.set_look(look)
+            for step in range(0, steps + 1, 6):
+                drawn.append(button._halo_pixmap(step).cacheKey())
+        return drawn
+
+    first = one_turn()
+    assert len(set(first)) == len(first)  # every size of each colour is its own pixmap
+    assert one_turn() == first  # the second turn draws none of them again
+    # A third colour (the theme changed) takes the place of the one used longest ago.
+    button.setProperty("activeColor", QColor("#123456"))
+    button.set_look(TalkLook.LISTENING)
+    button._halo_pixmap(0)
+    button.set_look(TalkLook.SPEAKING)
+    assert button._halo_pixmap(0).cacheKey() == first[len(first) // 2]  # speaking's kept
+    assert len(button._halo_sets) == 2
 
 
 def _falling(meter: LevelMeter) -> bool:
