@@ -222,7 +222,8 @@ def bench_voice(sizes: Sizes, work: Path, report: Report) -> list[Row]:
     )
     rows += _start_floor_rows(floor)
     rows += _paced_floor_rows(runs["realtime"])
-    rows += _paced_gap_rows(runs["realtime"])
+    for pacing in PACINGS:
+        rows += _gap_rows(runs[pacing], pacing)
     app, ref = runs["burst"].app, runs["burst"].reference
     rows += [
         Row(
@@ -332,11 +333,16 @@ def _paced_floor_rows(paced: live_audio.VoicePair) -> list[Row]:
     ]
 
 
-def _paced_gap_rows(paced: live_audio.VoicePair) -> list[Row]:
-    """Gaps in the paced answers: what the cushion is for, each client's rounds of one run."""
-    words = PACINGS["realtime"]
+def _gap_rows(run: live_audio.VoicePair, pacing: str) -> list[Row]:
+    """Gaps in the answers of one pacing, each client's rounds of one run.
+
+    In bursts, as the service sends answers, whether any client's speaker runs dry at all;
+    paced, what the app's cushion is for (the starter-style client plays each chunk as it
+    comes, and runs dry between them).
+    """
+    words = PACINGS[pacing]
     rows = []
-    for name, result in paced.results():
+    for name, result in run.results():
         if not result.gaps:
             continue
         with_gap = sum(count > 0 for count in result.gaps)
