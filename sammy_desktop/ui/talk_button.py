@@ -57,7 +57,6 @@ class TalkButton(QAbstractButton):
         self._look = TalkLook.IDLE
         self._level = 0.0
         self._face_cache: tuple[tuple[object, ...], QPixmap] | None = None
-        # The ring's halo at each size shown so far, for one colour and pixel ratio.
         # The halos by colour and pixel ratio, the colour used last at the end (see below).
         self._halo_sets: dict[tuple[int, float], dict[int, QPixmap]] = {}
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
