@@ -57,7 +57,7 @@ class TalkButton(QAbstractButton):
         self._look = TalkLook.IDLE
         self._level = 0.0
         self._face_cache: tuple[tuple[object, ...], QPixmap] | None = None
-        # The halos by colour and pixel ratio, the colour used last at the end (see below).
+        # The halos by colour and pixel ratio, oldest first (see _halo_pixmap).
         self._halo_sets: dict[tuple[int, float], dict[int, QPixmap]] = {}
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         # The focus ring only for focus that came by the keyboard (not a click, not start-up).
@@ -138,15 +138,14 @@ class TalkButton(QAbstractButton):
         pixel ratio of 1 (7 MB at 2). Every turn shows two colours, listening then
         speaking, so the sizes of both are kept (:data:`_HALO_SETS`): with one, each turn
         drew its sizes afresh twice. A third colour or pixel ratio (the theme changed, a
-        screen of another scale) takes the place of the one used longest ago.
+        screen of another scale) takes the place of the one kept longest.
         """
         key = (self._tone().rgba(), self.devicePixelRatioF())
-        halos = self._halo_sets.pop(key, None)
+        halos = self._halo_sets.get(key)
         if halos is None:
-            halos = {}
             while len(self._halo_sets) >= _HALO_SETS:
-                del self._halo_sets[next(iter(self._halo_sets))]
-        self._halo_sets[key] = halos  # last: used most recently
+                del self._halo_sets[next(iter(self._halo_sets))]  # the oldest
+            halos = self._halo_sets[key] = {}
         halo = halos.get(steps)
         if halo is not None:
             return halo

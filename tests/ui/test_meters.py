@@ -148,7 +148,7 @@ def test_a_turn_after_the_first_draws_no_halo_afresh(qtbot: QtBot) -> None:
     first = one_turn()
     assert len(set(first)) == len(first)  # every size of each colour is its own pixmap
     assert one_turn() == first  # the second turn draws none of them again
-    # A third colour (the theme changed) takes the place of the one used longest ago.
+    # A third colour (the theme changed) takes the place of the one kept longest.
     button.setProperty("activeColor", QColor("#123456"))
     button.set_look(TalkLook.LISTENING)
     button._halo_pixmap(0)
